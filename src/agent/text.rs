@@ -1,0 +1,291 @@
+//! Text utilities of the agent: sentences with offsets, content terms, and the normalisation
+//! used to match a proposed quote against stored text.
+//!
+//! Owns: deterministic, language-light heuristics (English stop words, sentence boundaries).
+//! Must not: call models or stores.
+
+use std::collections::HashSet;
+use std::sync::LazyLock;
+
+/// A sentence of a passage: byte range in the passage and its text.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Sentence {
+    /// Byte offset of the first character in the passage.
+    pub start: usize,
+    /// Byte offset one past the end.
+    pub end: usize,
+    /// The sentence, verbatim.
+    pub text: String,
+}
+
+const ABBREVIATIONS: [&str; 14] = [
+    "e.g", "i.e", "etc", "cf", "vs", "no", "sec", "art", "para", "fig", "mr", "dr", "inc", "st",
+];
+
+/// Splits a passage into sentences. Boundaries: `.`, `!` or `?` followed by whitespace and an
+/// upper-case letter, digit or quote; blank lines; a short title line followed by a new line
+/// that starts upper-case. Abbreviations ("e.g.", "para.") and numbers ("2.1") do not end a
+/// sentence.
+pub fn sentences(passage: &str) -> Vec<Sentence> {
+    let bytes = passage.as_bytes();
+    let mut out = Vec::new();
+    let mut start = 0usize;
+    let mut i = 0usize;
+    let push = |out: &mut Vec<Sentence>, s: usize, e: usize| {
+        let raw = &passage[s..e];
+        let trimmed_start = s + (raw.len() - raw.trim_start().len());
+        let trimmed_end = e - (raw.len() - raw.trim_end().len());
+        if trimmed_end > trimmed_start {
+            out.push(Sentence {
+                start: trimmed_start,
+                end: trimmed_end,
+                text: passage[trimmed_start..trimmed_end].to_owned(),
+            });
+        }
+    };
+    let mut line_start = 0usize;
+    while i < bytes.len() {
+        let c = bytes[i];
+        if c == b'\n' {
+            let next_upper = passage[i + 1..].chars().next().is_some_and(char::is_uppercase);
+            let line = passage[line_start..i].trim();
+            let heading_like = line.chars().count() < 60
+                && !line.ends_with(['.', ',', ';', ':', '-'])
+                && line.chars().any(char::is_alphabetic);
+            if bytes.get(i + 1) == Some(&b'\n') || (next_upper && heading_like) {
+                // A blank line, or a short title line followed by a new sentence.
+                push(&mut out, start, i);
+                start = i + 1;
+            }
+            line_start = i + 1;
+        } else if matches!(c, b'.' | b'!' | b'?') {
+            let after = passage[i + 1..].trim_start();
+            let at_end = i + 1 == bytes.len();
+            let spaced = matches!(bytes.get(i + 1), Some(b' ' | b'\n'));
+            let opens = after.chars().next().is_some_and(|ch| {
+                ch.is_uppercase() || ch.is_ascii_digit() || matches!(ch, '"' | '(' | '“')
+            });
+            let abbreviation = c == b'.' && ends_with_abbreviation(&passage[start..i]);
+            if (at_end || (spaced && opens)) && !abbreviation {
+                push(&mut out, start, i + 1);
+                start = i + 1;
+            }
+        }
+        i += 1;
+    }
+    push(&mut out, start, bytes.len());
+    out
+}
+
+fn ends_with_abbreviation(before: &str) -> bool {
+    let word = before
+        .rsplit(|c: char| c.is_whitespace() || c == '(')
+        .next()
+        .unwrap_or("")
+        .to_ascii_lowercase();
+    if word.chars().count() == 1 && word.chars().all(char::is_alphabetic) {
+        return true; // an initial: "J. Smith", "(a."
+    }
+    ABBREVIATIONS.contains(&word.trim_end_matches('.'))
+}
+
+static STOP_WORDS: LazyLock<HashSet<&'static str>> = LazyLock::new(|| {
+    "a about above after again against all also am an and any are as at be because been before \
+     being below between both but by can could did do does doing down during each few for from \
+     further had has have having he her here hers herself him himself his how i if in into is it \
+     its itself just me more most my myself no nor not now of off on once only or other our ours \
+     ourselves out over own same she should so some such than that the their theirs them \
+     themselves then there these they this those through to too under until up very was we were \
+     what when where which while who whom why will with would you your yours yourself yourselves \
+     may must shall might within without per according whether either neither upon via onto \
+     tell say says said give gives given get gets please document documents doc version versions \
+     library policy regulation what's which's does do done make makes made use used using one two \
+     many much kind kinds sort thing things way ways whose"
+        .split_whitespace()
+        .collect()
+});
+
+/// Lower-cased content words of a text (stop words and 1-letter tokens removed), in order,
+/// de-duplicated. Hyphenated and dotted tokens ("risk-weighted", "/etc/opt", "2.5") stay whole
+/// and also contribute their parts.
+pub fn content_terms(text: &str) -> Vec<String> {
+    let mut seen = HashSet::new();
+    let mut out = Vec::new();
+    for raw in text.split(|c: char| c.is_whitespace() || matches!(c, ',' | ';' | ':' | '(' | ')' | '?' | '!' | '"' | '“' | '”' | '[' | ']' | '{' | '}')) {
+        let token = raw
+            .trim_matches(|c: char| !c.is_alphanumeric() && c != '/' && c != '_')
+            .trim_end_matches('.')
+            .to_lowercase()
+            .replace(['’', '‘'], "'");
+        let token = token.strip_suffix("'s").unwrap_or(&token).to_owned();
+        let mut candidates = vec![token.clone()];
+        if token.contains('-') || token.contains('/') {
+            candidates.extend(token.split(['-', '/']).map(str::to_owned));
+        }
+        for t in candidates {
+            if t.chars().count() < 2 && !t.chars().all(|c| c.is_ascii_digit()) {
+                continue;
+            }
+            if t.is_empty() || STOP_WORDS.contains(t.as_str()) {
+                continue;
+            }
+            if seen.insert(t.clone()) {
+                out.push(t);
+            }
+        }
+    }
+    out
+}
+
+/// A crude English stem so "retained"/"retention"/"retains" and "penalties"/"penalty" meet.
+pub fn stem(word: &str) -> String {
+    let w = word.to_lowercase();
+    for suffix in ["ations", "ation", "ings", "ing", "ies", "ied", "ed", "es", "ly", "s"] {
+        if let Some(base) = w.strip_suffix(suffix) {
+            if base.chars().count() >= 3 {
+                return match suffix {
+                    "ies" | "ied" => format!("{base}y"),
+                    _ => base.to_owned(),
+                };
+            }
+        }
+    }
+    w
+}
+
+/// Normalises text for tolerant quote matching: NFKC-like ligatures, curly quotes and dashes,
+/// soft hyphens, line-end hyphenation, case and whitespace. Returns the normalised string and,
+/// for every normalised byte, the byte offset in the original it came from.
+pub fn normalise_for_match(text: &str) -> (String, Vec<usize>) {
+    let mut out = String::with_capacity(text.len());
+    let mut map = Vec::with_capacity(text.len());
+    let mut last_space = true;
+    let chars: Vec<(usize, char)> = text.char_indices().collect();
+    let mut i = 0;
+    while i < chars.len() {
+        let (pos, c) = chars[i];
+        // "regu-\nlation" → "regulation"
+        if c == '-' && i + 1 < chars.len() && chars[i + 1].1 == '\n' && i > 0 && chars[i - 1].1.is_alphabetic() {
+            i += 2;
+            while i < chars.len() && chars[i].1.is_whitespace() {
+                i += 1;
+            }
+            continue;
+        }
+        let mapped: Option<&str> = match c {
+            '\u{00AD}' => Some(""),
+            '’' | '‘' | '`' | '´' => Some("'"),
+            '“' | '”' => Some("\""),
+            '–' | '—' | '‐' | '‑' => Some("-"),
+            'ﬁ' => Some("fi"),
+            'ﬂ' => Some("fl"),
+            'ﬀ' => Some("ff"),
+            'ﬃ' => Some("ffi"),
+            'ﬄ' => Some("ffl"),
+            _ => None,
+        };
+        if c.is_whitespace() {
+            if !last_space {
+                out.push(' ');
+                map.push(pos);
+                last_space = true;
+            }
+        } else if let Some(m) = mapped {
+            for b in m.chars() {
+                out.push(b);
+                for _ in 0..b.len_utf8() {
+                    map.push(pos);
+                }
+            }
+            last_space = false;
+        } else {
+            for lc in c.to_lowercase() {
+                out.push(lc);
+                for _ in 0..lc.len_utf8() {
+                    map.push(pos);
+                }
+            }
+            last_space = false;
+        }
+        i += 1;
+    }
+    while out.ends_with(' ') {
+        out.pop();
+        map.pop();
+    }
+    (out, map)
+}
+
+/// Finds `quote` in `haystack` tolerating whitespace, case, curly quotes and line-end
+/// hyphenation; returns the byte range of the exact stored text.
+pub fn find_quote(haystack: &str, quote: &str) -> Option<(usize, usize)> {
+    let (nq, _) = normalise_for_match(quote.trim().trim_matches(|c| c == '"' || c == '“' || c == '”'));
+    if nq.chars().count() < 8 {
+        return None;
+    }
+    let (nh, map) = normalise_for_match(haystack);
+    let at = nh.find(&nq)?;
+    let start = *map.get(at)?;
+    let last = *map.get(at + nq.len() - 1)?;
+    let end = last + haystack[last..].chars().next().map_or(1, char::len_utf8);
+    Some((start, end))
+}
+
+/// Cuts a quote to at most `max` characters at a word boundary (never mid-word).
+pub fn clip(text: &str, max: usize) -> &str {
+    if text.chars().count() <= max {
+        return text;
+    }
+    let cut = text.char_indices().nth(max).map_or(text.len(), |(i, _)| i);
+    let head = &text[..cut];
+    match head.rfind(char::is_whitespace) {
+        Some(ws) if ws > cut / 2 => head[..ws].trim_end_matches([',', ';', ':']),
+        _ => head,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sentences_keep_offsets_and_skip_abbreviations_and_numbers() {
+        let p = "A bank must hold 8 per cent. See para. 2.1 for details, e.g. the ratio.\n\nNew paragraph here";
+        let s = sentences(p);
+        assert_eq!(s.len(), 3, "{s:?}");
+        assert_eq!(s[0].text, "A bank must hold 8 per cent.");
+        assert_eq!(s[1].text, "See para. 2.1 for details, e.g. the ratio.");
+        for x in &s {
+            assert_eq!(&p[x.start..x.end], x.text);
+        }
+    }
+
+    #[test]
+    fn content_terms_drop_stop_words_and_keep_compounds() {
+        assert_eq!(
+            content_terms("What is the minimum risk-weighted capital ratio in /etc/opt?"),
+            vec!["minimum", "risk-weighted", "risk", "weighted", "capital", "ratio", "/etc/opt", "etc", "opt"]
+        );
+    }
+
+    #[test]
+    fn quotes_match_across_whitespace_case_and_hyphenation() {
+        let page = "The file must consist of the process identifier in ASCII-encoded deci-\nmal, followed by a newline.";
+        let (s, e) = find_quote(page, "the process identifier in ascii-encoded decimal, followed").unwrap_or((0, 0));
+        assert_eq!(&page[s..e], "the process identifier in ASCII-encoded deci-\nmal, followed");
+        assert!(find_quote(page, "the process number in hexadecimal").is_none());
+        assert_eq!(find_quote("It’s “quoted”", "it's \"quoted\""), Some((0, 16)));
+    }
+
+    #[test]
+    fn clip_cuts_at_a_word_boundary() {
+        assert_eq!(clip("alpha beta gamma", 12), "alpha beta");
+        assert_eq!(clip("short", 300), "short");
+    }
+
+    #[test]
+    fn stems_meet() {
+        assert_eq!(stem("penalties"), stem("penalty"));
+        assert_eq!(stem("retained"), stem("retain"));
+    }
+}

@@ -1,0 +1,404 @@
+//! The agent's data: requests, run state, answers, citations, confidence and events.
+//!
+//! Owns: every type that is checkpointed, stored with a message, streamed as an event or
+//! crosses to a front end. Closed enums throughout; the checkpoint format is versioned by
+//! [`CHECKPOINT_FORMAT`]. Must not: contain behaviour beyond small helpers.
+
+use serde::{Deserialize, Serialize};
+
+/// Version of the serialised [`RunState`]; a checkpoint of another version is not resumed.
+pub const CHECKPOINT_FORMAT: i64 = 1;
+/// Longest question accepted, in characters.
+pub const MAX_QUESTION_CHARS: usize = 4000;
+/// Most documents one action may use.
+pub const MAX_DOCUMENTS: usize = 5;
+
+/// What the user wants done.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Action {
+    /// Answer a question.
+    Inquire,
+    /// Summarise 1–5 documents.
+    Summarize,
+    /// Compare 2–5 documents.
+    Compare,
+    /// Audit a text or document against 1–5 documents.
+    Audit,
+}
+
+impl Action {
+    /// Stored spelling.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Inquire => "inquire",
+            Self::Summarize => "summarize",
+            Self::Compare => "compare",
+            Self::Audit => "audit",
+        }
+    }
+
+    /// Parses a tag such as `@compare` or `summarise`.
+    pub fn parse(s: &str) -> Option<Self> {
+        match s.trim().trim_start_matches('@').to_ascii_lowercase().as_str() {
+            "inquire" | "ask" | "question" => Some(Self::Inquire),
+            "summarize" | "summarise" | "summary" => Some(Self::Summarize),
+            "compare" | "comparison" => Some(Self::Compare),
+            "audit" => Some(Self::Audit),
+            _ => None,
+        }
+    }
+}
+
+/// How answers are written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum Mode {
+    /// Verbatim sentences from the library; no model; offline and deterministic.
+    #[default]
+    Extractive,
+    /// An LLM writes the answer from the retrieved passages; quotes are verified.
+    Generative,
+}
+
+/// A user message to answer.
+#[derive(Debug, Clone, Default)]
+pub struct AskRequest {
+    /// Existing thread, or `None` for a new one.
+    pub thread_id: Option<String>,
+    /// Idempotency key of the user message (generated when absent).
+    pub message_id: Option<String>,
+    /// The message text (may hold `@<document id>` and `@action` tags).
+    pub text: String,
+    /// Documents tagged explicitly (ids).
+    pub documents: Vec<String>,
+    /// Restrict to a set.
+    pub set: Option<String>,
+    /// Explicit action.
+    pub action: Option<Action>,
+    /// Answering mode (default: generative when an LLM is configured, else extractive).
+    pub mode: Option<Mode>,
+}
+
+/// How sure the document resolver is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Certainty {
+    /// Proceed and say which documents.
+    High,
+    /// Ask the user to confirm.
+    Medium,
+    /// Ask the user to specify.
+    Low,
+}
+
+/// Documents an action works on, and why.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+pub struct DocResolution {
+    /// Tagged explicitly.
+    pub explicit: Vec<String>,
+    /// Inferred from the conversation or the message.
+    pub inferred: Vec<String>,
+    /// explicit ∪ inferred, in order.
+    pub resolved: Vec<String>,
+    /// Certainty of the inference (`None` when nothing was inferred).
+    pub certainty: Option<Certainty>,
+    /// Why these documents.
+    pub reasoning: String,
+}
+
+/// Confidence level of an answer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Level {
+    /// ✅
+    High,
+    /// ⚠️
+    Medium,
+    /// 🔴
+    Low,
+}
+
+/// Confidence of an answer with its breakdown.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Confidence {
+    /// Level.
+    pub level: Level,
+    /// Score in 0–1.
+    pub score: f32,
+    /// Short reason.
+    pub reason: String,
+    /// Best vector similarity among the evidence.
+    pub retrieval: f32,
+    /// Share of the question's content terms found in the cited passages.
+    pub coverage: f32,
+    /// Share of proposed quotes that were verified.
+    pub verification: f32,
+    /// Specific terms of the question (acronyms, codes) that no retrieved passage contains.
+    #[serde(default)]
+    pub missing: Vec<String>,
+}
+
+/// Where a citation points.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SourceType {
+    /// A document of the library.
+    Document,
+    /// A web page.
+    Web,
+}
+
+/// A verified citation.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Citation {
+    /// Document or web.
+    pub source_type: SourceType,
+    /// Document id.
+    pub document_id: String,
+    /// Document title.
+    pub title: String,
+    /// Document version.
+    pub version: String,
+    /// Original file name.
+    pub file_name: String,
+    /// Physical page (1-based).
+    pub page: u32,
+    /// Chunk id.
+    pub chunk_id: String,
+    /// Verbatim text of the page, at most 300 characters.
+    pub quote: String,
+}
+
+/// Final state of a turn.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Status {
+    /// Answered with citations.
+    Answered,
+    /// The library does not support an answer.
+    Refused,
+    /// Waiting for the user's choice.
+    NeedsClarification,
+    /// The action is not available in this version.
+    NotAvailable,
+}
+
+/// A choice offered to the user.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ChoiceOption {
+    /// Stable id passed back with `resume --choose`.
+    pub id: String,
+    /// Label shown.
+    pub label: String,
+}
+
+/// Why a run stopped to ask.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Interrupt {
+    /// What kind of question.
+    pub kind: InterruptKind,
+    /// The prompt shown.
+    pub prompt: String,
+    /// The options.
+    pub options: Vec<ChoiceOption>,
+}
+
+/// Kinds of interrupt.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum InterruptKind {
+    /// Confirm inferred documents.
+    ConfirmDocuments,
+    /// Name the documents.
+    SpecifyDocuments,
+    /// Evidence is weak.
+    LowConfidence,
+}
+
+/// Token usage of a turn.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Usage {
+    /// Model name.
+    pub model: String,
+    /// Prompt tokens.
+    pub prompt_tokens: u32,
+    /// Completion tokens.
+    pub completion_tokens: u32,
+    /// Estimated cost in USD.
+    pub cost_usd: f64,
+}
+
+/// A retrieved passage.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Evidence {
+    /// Chunk id.
+    pub chunk_id: String,
+    /// Document id.
+    pub document_id: String,
+    /// Chunk text.
+    pub text: String,
+    /// Offset of the chunk in the document text (characters).
+    pub char_start: u64,
+    /// Main page.
+    pub page: u32,
+    /// Vector similarity.
+    pub vector_score: f32,
+    /// BM25 rank, if found by full text.
+    pub text_rank: Option<usize>,
+    /// Fused score.
+    pub score: f32,
+}
+
+/// What the assistant says for a turn.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Answer {
+    /// Outcome.
+    pub status: Status,
+    /// Text (Markdown) shown to the user, Sources block included.
+    pub text: String,
+    /// Verified citations, best first.
+    pub citations: Vec<Citation>,
+    /// Confidence, when evidence was judged.
+    pub confidence: Option<Confidence>,
+    /// Options (clarification, low confidence, refusal).
+    pub options: Vec<ChoiceOption>,
+    /// Token usage when an LLM was used.
+    pub usage: Option<Usage>,
+}
+
+/// Retrieval metadata stored with an answer (so it can be audited later).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct RetrievalInfo {
+    /// The question as asked.
+    pub question: String,
+    /// The standalone question used for retrieval.
+    pub standalone: String,
+    /// The action and how it was chosen.
+    pub action: Option<Action>,
+    /// How the action was chosen.
+    pub intent_reason: String,
+    /// The documents and why.
+    pub documents: DocResolution,
+    /// Answering mode.
+    pub mode: Mode,
+    /// Passages considered (ids and scores).
+    pub evidence: Vec<EvidenceScore>,
+}
+
+/// A passage's id and scores.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct EvidenceScore {
+    /// Chunk id.
+    pub chunk_id: String,
+    /// Vector similarity.
+    pub vector_score: f32,
+    /// Fused score.
+    pub score: f32,
+}
+
+/// Events streamed while a run goes on.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum Event {
+    /// The run started (thread and message ids are known).
+    Started {
+        /// Thread id.
+        thread_id: String,
+        /// Run id.
+        run_id: String,
+    },
+    /// A node started.
+    Status {
+        /// Human-readable status ("Searching the library").
+        message: String,
+    },
+    /// A piece of answer text.
+    Token {
+        /// Text.
+        text: String,
+    },
+    /// The sources of the answer.
+    Sources {
+        /// Citations.
+        citations: Vec<Citation>,
+    },
+    /// The confidence of the answer.
+    Confidence {
+        /// Confidence.
+        confidence: Confidence,
+    },
+    /// The run stopped to ask the user.
+    Clarification {
+        /// The question.
+        interrupt: Interrupt,
+    },
+    /// The run finished.
+    Done {
+        /// The assistant message.
+        message: TurnResult,
+    },
+}
+
+/// The outcome of a turn as returned and stored.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TurnResult {
+    /// Thread id.
+    pub thread_id: String,
+    /// Assistant message id.
+    pub message_id: String,
+    /// Action of the turn.
+    pub action: Option<Action>,
+    /// The answer.
+    #[serde(flatten)]
+    pub answer: Answer,
+    /// Retrieval metadata.
+    pub retrieval: RetrievalInfo,
+    /// The answer came from the cache (always false until the cache exists).
+    pub cached: bool,
+}
+
+/// The run state checkpointed after every node.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RunState {
+    /// Format version.
+    pub format: i64,
+    /// Run id.
+    pub run_id: String,
+    /// Thread id.
+    pub thread_id: String,
+    /// Profile id.
+    pub profile_id: String,
+    /// User message id.
+    pub user_message_id: String,
+    /// Assistant message id.
+    pub assistant_message_id: String,
+    /// The message as typed.
+    pub question: String,
+    /// Answering mode.
+    pub mode: Mode,
+    /// Explicit document ids.
+    pub explicit_documents: Vec<String>,
+    /// Set restriction.
+    pub set: Option<String>,
+    /// Explicit action.
+    pub explicit_action: Option<Action>,
+    /// Standalone question (after contextualize).
+    pub standalone: Option<String>,
+    /// Resolved action.
+    pub action: Option<Action>,
+    /// How the action was chosen.
+    pub intent_reason: String,
+    /// Resolved documents.
+    pub documents: Option<DocResolution>,
+    /// Retrieved passages.
+    pub evidence: Vec<Evidence>,
+    /// The answer being built.
+    pub answer: Option<Answer>,
+    /// The open question to the user, if interrupted.
+    pub pending: Option<Interrupt>,
+    /// The user's answer to `pending`.
+    pub choice: Option<String>,
+    /// The user chose to continue despite low confidence.
+    pub continue_anyway: bool,
+}

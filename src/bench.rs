@@ -1,0 +1,398 @@
+//! Benchmarks: ingestion throughput per stage and hybrid-search latency by library size.
+//!
+//! Owns: measuring the real pipeline (real PDFs, the real model, real SQLite and LanceDB in a
+//! throw-away data directory) and returning the numbers as plain data; the CLI prints them as
+//! JSON. Must not: be used by tests as a timing assertion (speed targets live here only).
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use serde::Serialize;
+
+use crate::config::{DataDir, EmbedderSettings, Settings};
+use crate::embed::Embedder;
+use crate::embed::minilm::MiniLm;
+use crate::index::{ChunkIndex, ChunkRow, Scope};
+use crate::store::DocType;
+use crate::{Error, Flow, IngestRequest, Library, Progress};
+
+/// Throughput of one ingested file.
+#[derive(Debug, Serialize)]
+pub struct FileBench {
+    /// File name.
+    pub file: String,
+    /// Physical pages.
+    pub pages: i64,
+    /// Chunks written.
+    pub chunks: i64,
+    /// Tokens embedded.
+    pub tokens: usize,
+    /// Wall time of the whole ingestion.
+    pub total_s: f64,
+    /// End-to-end pages per second.
+    pub pages_per_s: f64,
+    /// Per-stage seconds and rates.
+    pub stages: StageRates,
+}
+
+/// Per-stage seconds and throughput.
+#[derive(Debug, Serialize)]
+pub struct StageRates {
+    /// Extraction seconds.
+    pub extract_s: f64,
+    /// Pages extracted per second.
+    pub extract_pages_per_s: f64,
+    /// Clean-up + chunking seconds.
+    pub chunk_s: f64,
+    /// Chunks produced per second.
+    pub chunk_chunks_per_s: f64,
+    /// Embedding seconds.
+    pub embed_s: f64,
+    /// Chunks embedded per second.
+    pub embed_chunks_per_s: f64,
+    /// Tokens embedded per second.
+    pub embed_tokens_per_s: f64,
+    /// Index write + full-text refresh seconds.
+    pub write_s: f64,
+    /// Chunks written per second.
+    pub write_chunks_per_s: f64,
+    /// Share of the total spent embedding.
+    pub embed_share: f64,
+}
+
+/// Result of `bench ingest`.
+#[derive(Debug, Serialize)]
+pub struct IngestBench {
+    /// Seconds to load the embedding model (once, not part of any file).
+    pub model_load_s: f64,
+    /// Per file.
+    pub files: Vec<FileBench>,
+    /// Peak resident set size of the process in MB (Linux).
+    pub peak_rss_mb: Option<f64>,
+    /// CPU threads available.
+    pub threads: usize,
+}
+
+fn rate(n: f64, s: f64) -> f64 {
+    if s > 0.0 { n / s } else { 0.0 }
+}
+
+fn round(x: f64) -> f64 {
+    (x * 1000.0).round() / 1000.0
+}
+
+/// Peak RSS (VmHWM) in MB, read from `/proc/self/status`.
+pub fn peak_rss_mb() -> Option<f64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    let kb: f64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(round(kb / 1024.0))
+}
+
+struct TempDir(PathBuf);
+
+impl TempDir {
+    fn new(tag: &str) -> Result<Self, Error> {
+        let p =
+            std::env::temp_dir().join(format!("policypal-bench-{tag}-{}", uuid::Uuid::new_v4()));
+        std::fs::create_dir_all(&p).map_err(|source| Error::File {
+            path: p.clone(),
+            source,
+        })?;
+        Ok(Self(p))
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+async fn temp_library(
+    model: Arc<dyn Embedder>,
+    model_dir: &Path,
+) -> Result<(TempDir, Library), Error> {
+    let tmp = TempDir::new("lib")?;
+    let dir = DataDir::at(&tmp.0);
+    dir.ensure()?;
+    dir.save_settings(&Settings {
+        embedder: EmbedderSettings::Local {
+            model_dir: Some(model_dir.to_path_buf()),
+        },
+        ..Settings::default()
+    })?;
+    let lib = Library::open(dir).await?.with_embedder(model);
+    Ok((tmp, lib))
+}
+
+async fn load_model(model_dir: &Path) -> Result<(Arc<MiniLm>, f64), Error> {
+    let started = Instant::now();
+    let dir = model_dir.to_path_buf();
+    let model = tokio::task::spawn_blocking(move || MiniLm::load(&dir))
+        .await
+        .map_err(|e| Error::Internal(e.to_string()))??;
+    Ok((Arc::new(model), started.elapsed().as_secs_f64()))
+}
+
+/// Ingests `files` into a throw-away library and measures each stage.
+pub async fn ingest(model_dir: &Path, files: &[PathBuf]) -> Result<IngestBench, Error> {
+    let (model, model_load_s) = load_model(model_dir).await?;
+    let (_tmp, lib) = temp_library(model, model_dir).await?;
+    let profile = lib.ensure_profile("bench").await?;
+    let mut out = Vec::new();
+    for path in files {
+        let started = Instant::now();
+        let report = lib
+            .ingest(
+                &profile,
+                &IngestRequest {
+                    path: path.clone(),
+                    title: None,
+                    version: None,
+                    doc_type: DocType::Regulatory,
+                    set: None,
+                    supersedes: None,
+                },
+                &|_: &Progress| Flow::Continue,
+            )
+            .await?;
+        let total_s = started.elapsed().as_secs_f64();
+        let t = &report.timings;
+        let d = &report.document;
+        let (pages, chunks) = (d.page_count as f64, d.chunk_count as f64);
+        out.push(FileBench {
+            file: d.file_name.clone(),
+            pages: d.page_count,
+            chunks: d.chunk_count,
+            tokens: t.tokens,
+            total_s: round(total_s),
+            pages_per_s: round(rate(pages, total_s)),
+            stages: StageRates {
+                extract_s: round(t.extract_s),
+                extract_pages_per_s: round(rate(pages, t.extract_s)),
+                chunk_s: round(t.chunk_s),
+                chunk_chunks_per_s: round(rate(chunks, t.chunk_s)),
+                embed_s: round(t.embed_s),
+                embed_chunks_per_s: round(rate(chunks, t.embed_s)),
+                embed_tokens_per_s: round(rate(t.tokens as f64, t.embed_s)),
+                write_s: round(t.write_s),
+                write_chunks_per_s: round(rate(chunks, t.write_s)),
+                embed_share: round(rate(t.embed_s, total_s)),
+            },
+        });
+    }
+    lib.close().await;
+    Ok(IngestBench {
+        model_load_s: round(model_load_s),
+        files: out,
+        peak_rss_mb: peak_rss_mb(),
+        threads: std::thread::available_parallelism().map_or(1, |n| n.get()),
+    })
+}
+
+/// Latency figures of one library size.
+#[derive(Debug, Serialize)]
+pub struct SearchSize {
+    /// Chunks in the library.
+    pub chunks: usize,
+    /// Documents the chunks belong to.
+    pub documents: usize,
+    /// Seconds to write the chunks and build the full-text index.
+    pub build_s: f64,
+    /// Query embedding alone, milliseconds.
+    pub embed_ms: Percentiles,
+    /// Vector search alone (embedding excluded), milliseconds.
+    pub vector_ms: Percentiles,
+    /// Full-text search alone, milliseconds.
+    pub text_ms: Percentiles,
+    /// Query embedding + hybrid search, milliseconds.
+    pub hybrid_total_ms: Percentiles,
+}
+
+/// p50 / p95 / max.
+#[derive(Debug, Serialize)]
+pub struct Percentiles {
+    /// Median.
+    pub p50: f64,
+    /// 95th percentile.
+    pub p95: f64,
+    /// Maximum.
+    pub max: f64,
+}
+
+fn percentiles(mut v: Vec<Duration>) -> Percentiles {
+    v.sort();
+    let at = |q: f64| {
+        let i = ((v.len() as f64 - 1.0) * q).round() as usize;
+        v.get(i).map_or(0.0, |d| round(d.as_secs_f64() * 1000.0))
+    };
+    Percentiles {
+        p50: at(0.5),
+        p95: at(0.95),
+        max: at(1.0),
+    }
+}
+
+/// Result of `bench search`.
+#[derive(Debug, Serialize)]
+pub struct SearchBench {
+    /// Real chunks the synthetic libraries are built from.
+    pub seed_chunks: usize,
+    /// Queries per size.
+    pub queries: usize,
+    /// One entry per size.
+    pub sizes: Vec<SearchSize>,
+    /// Peak RSS in MB.
+    pub peak_rss_mb: Option<f64>,
+}
+
+/// Questions asked at every size (about the Debian Reference, the benchmark file).
+const QUERIES: [&str; 10] = [
+    "how do I configure the network interface",
+    "which command lists installed packages",
+    "how to set up a firewall",
+    "mount a USB drive",
+    "change the default shell of a user",
+    "schedule a job with cron",
+    "backup and restore of the home directory",
+    "upgrade to a new Debian release",
+    "configure the X window system keyboard",
+    "what is the purpose of /etc/fstab",
+];
+
+/// Builds libraries of the given sizes from the real chunks of `source` (vectors jittered and
+/// re-normalised so no two rows are identical) and times searches over each.
+pub async fn search(
+    model_dir: &Path,
+    source: &Path,
+    sizes: &[usize],
+    queries: usize,
+) -> Result<SearchBench, Error> {
+    let (model, _) = load_model(model_dir).await?;
+    let embedder: Arc<dyn Embedder> = model.clone();
+    let (_tmp, lib) = temp_library(embedder.clone(), model_dir).await?;
+    let profile = lib.ensure_profile("bench").await?;
+    let report = lib
+        .ingest(
+            &profile,
+            &IngestRequest {
+                path: source.to_path_buf(),
+                title: None,
+                version: None,
+                doc_type: DocType::Regulatory,
+                set: None,
+                supersedes: None,
+            },
+            &|_: &Progress| Flow::Continue,
+        )
+        .await?;
+    let seed = lib
+        .index()
+        .await?
+        .rows(&profile.id, &report.document.id)
+        .await?;
+    lib.close().await;
+    if seed.is_empty() {
+        return Err(Error::InvalidInput(
+            "the source PDF produced no chunks".into(),
+        ));
+    }
+    let mut out = Vec::new();
+    for &n in sizes {
+        out.push(search_size(embedder.as_ref(), &seed, n, queries).await?);
+    }
+    Ok(SearchBench {
+        seed_chunks: seed.len(),
+        queries,
+        sizes: out,
+        peak_rss_mb: peak_rss_mb(),
+    })
+}
+
+/// A tiny deterministic generator (xorshift) so runs are comparable.
+struct Jitter(u64);
+
+impl Jitter {
+    fn next(&mut self) -> f32 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        ((self.0 >> 40) as f32 / (1u64 << 24) as f32) - 0.5
+    }
+}
+
+async fn search_size(
+    embedder: &dyn Embedder,
+    seed: &[ChunkRow],
+    n: usize,
+    queries: usize,
+) -> Result<SearchSize, Error> {
+    const PER_DOC: usize = 100;
+    let tmp = TempDir::new("search")?;
+    let uri = tmp.0.join("lancedb").to_string_lossy().into_owned();
+    let index = ChunkIndex::open(&uri, embedder.dimension()).await?;
+    let profile_id = uuid::Uuid::new_v4().to_string();
+    let doc_ids: Vec<String> = (0..n.div_ceil(PER_DOC))
+        .map(|_| uuid::Uuid::new_v4().to_string())
+        .collect();
+    let mut jitter = Jitter(0x9E37_79B9_7F4A_7C15);
+    let started = Instant::now();
+    let mut batch = Vec::with_capacity(5000);
+    for i in 0..n {
+        let s = &seed[i % seed.len()];
+        let mut vector: Vec<f32> = s.vector.iter().map(|x| x + 0.02 * jitter.next()).collect();
+        crate::embed::normalise(&mut vector);
+        let doc = &doc_ids[i / PER_DOC];
+        batch.push(ChunkRow {
+            chunk_id: format!("{doc}:{}", i % PER_DOC),
+            profile_id: profile_id.clone(),
+            document_id: doc.clone(),
+            vector,
+            chunk_index: (i % PER_DOC) as u32,
+            ..s.clone()
+        });
+        if batch.len() == 5000 {
+            index.add(&batch).await?;
+            batch.clear();
+        }
+    }
+    index.add(&batch).await?;
+    index.refresh_text_index().await?;
+    let build_s = round(started.elapsed().as_secs_f64());
+    let scope = Scope {
+        profile_id,
+        document_ids: doc_ids.clone(),
+    };
+    let (mut embed, mut vector, mut text, mut total) =
+        (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    for i in 0..queries + 3 {
+        let q = QUERIES[i % QUERIES.len()];
+        let t0 = Instant::now();
+        let v = embedder.embed_query(q).await?;
+        let t1 = Instant::now();
+        index.hybrid_search(&scope, q, &v, 10).await?;
+        let t2 = Instant::now();
+        index.vector_search(&scope, &v, 40).await?;
+        let t3 = Instant::now();
+        index.text_search(&scope, q, 40).await?;
+        let t4 = Instant::now();
+        if i >= 3 {
+            // The first queries warm caches and are not counted.
+            embed.push(t1 - t0);
+            total.push(t2 - t0);
+            vector.push(t3 - t2);
+            text.push(t4 - t3);
+        }
+    }
+    Ok(SearchSize {
+        chunks: n,
+        documents: doc_ids.len(),
+        build_s,
+        embed_ms: percentiles(embed),
+        vector_ms: percentiles(vector),
+        text_ms: percentiles(text),
+        hybrid_total_ms: percentiles(total),
+    })
+}

@@ -1,0 +1,279 @@
+//! Settings and on-disk layout of a data directory.
+//!
+//! Owns: where the data directory is (shared by the CLI and the desktop app), the paths inside
+//! it, and the user-tunable settings (`settings.json`, every field with a serde default so an old
+//! or partial file still loads). Must not: open databases, touch the network or read secrets.
+
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+/// Environment variable that overrides the data directory (the CLI's `--data-dir` wins over it).
+pub const DATA_DIR_ENV: &str = "POLICYPAL_DATA_DIR";
+/// Environment variable that points at the local embedding model directory.
+pub const MODEL_DIR_ENV: &str = "POLICYPAL_MODEL_DIR";
+/// Name of the model directory inside `<data dir>/models/`.
+pub const MINILM_DIR_NAME: &str = "all-MiniLM-L6-v2";
+
+/// Errors of reading or writing configuration.
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigError {
+    /// No per-user data directory could be determined and none was given.
+    #[error("no data directory: pass --data-dir or set {DATA_DIR_ENV}")]
+    NoDataDir,
+    /// The data directory or a file in it could not be created or read.
+    #[error("data directory {path}: {source}")]
+    Io {
+        /// The path that failed.
+        path: PathBuf,
+        /// The underlying error.
+        source: std::io::Error,
+    },
+    /// `settings.json` exists but is not valid.
+    #[error("settings file {path} is invalid: {source}")]
+    Invalid {
+        /// The settings file.
+        path: PathBuf,
+        /// What serde said.
+        source: serde_json::Error,
+    },
+}
+
+/// Which embedding backend builds and queries the index.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum EmbedderSettings {
+    /// all-MiniLM-L6-v2 run locally with candle (offline, the default).
+    Local {
+        /// Model directory; `None` means `$POLICYPAL_MODEL_DIR`, else `<data dir>/models/all-MiniLM-L6-v2`.
+        #[serde(default)]
+        model_dir: Option<PathBuf>,
+    },
+    /// Any OpenAI-compatible `/v1/embeddings` endpoint.
+    OpenAi {
+        /// Base URL such as `http://127.0.0.1:11434/v1`.
+        base_url: String,
+        /// Model name sent with each request.
+        model: String,
+        /// Vector dimension the model returns.
+        dimension: usize,
+    },
+}
+
+impl Default for EmbedderSettings {
+    fn default() -> Self {
+        Self::Local { model_dir: None }
+    }
+}
+
+/// Chunking parameters (characters).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct ChunkSettings {
+    /// Target upper size of a chunk in characters.
+    pub max_chars: usize,
+    /// Overlap between consecutive chunks in characters.
+    pub overlap: usize,
+}
+
+impl Default for ChunkSettings {
+    fn default() -> Self {
+        Self {
+            max_chars: 1000,
+            overlap: 150,
+        }
+    }
+}
+
+/// Limits that protect the workstation from hostile or accidental input.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct Limits {
+    /// Largest PDF accepted, in bytes.
+    pub max_file_bytes: u64,
+    /// Most pages accepted in one PDF.
+    pub max_pages: usize,
+    /// Seconds text extraction of one PDF may take before it is abandoned.
+    pub extract_timeout_secs: u64,
+    /// Seconds an ingestion may go without progress before another start of PolicyPal
+    /// considers it crashed and marks the document failed.
+    pub ingest_lease_secs: u64,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Self {
+            max_file_bytes: 200 * 1024 * 1024,
+            max_pages: 1500,
+            extract_timeout_secs: 300,
+            ingest_lease_secs: 120,
+        }
+    }
+}
+
+/// User settings stored in `<data dir>/settings.json`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct Settings {
+    /// Embedding backend.
+    pub embedder: EmbedderSettings,
+    /// Chunking parameters.
+    pub chunking: ChunkSettings,
+    /// Input limits.
+    pub limits: Limits,
+    /// Chat model for generative answers (`None`: extractive answers only).
+    pub llm: Option<crate::llm::LlmSettings>,
+    /// Confidence thresholds of the agent.
+    pub confidence: crate::agent::ConfidenceSettings,
+}
+
+/// The paths of one data directory.
+#[derive(Debug, Clone)]
+pub struct DataDir {
+    root: PathBuf,
+}
+
+impl DataDir {
+    /// Resolves the data directory: an explicit path, else `$POLICYPAL_DATA_DIR`, else the
+    /// platform's per-user data directory (`~/.local/share/policypal` on Linux), which the
+    /// desktop app uses too.
+    pub fn resolve(explicit: Option<&Path>) -> Result<Self, ConfigError> {
+        if let Some(p) = explicit {
+            return Ok(Self::at(p));
+        }
+        if let Some(p) = std::env::var_os(DATA_DIR_ENV).filter(|v| !v.is_empty()) {
+            return Ok(Self::at(PathBuf::from(p)));
+        }
+        directories::ProjectDirs::from("app", "PolicyPal", "policypal")
+            .map(|d| Self::at(d.data_dir()))
+            .ok_or(ConfigError::NoDataDir)
+    }
+
+    /// A data directory at exactly this path.
+    pub fn at(root: impl Into<PathBuf>) -> Self {
+        Self { root: root.into() }
+    }
+
+    /// Creates the directory tree if needed.
+    pub fn ensure(&self) -> Result<(), ConfigError> {
+        for dir in [self.root.clone(), self.files_dir(), self.logs_dir()] {
+            std::fs::create_dir_all(&dir)
+                .map_err(|source| ConfigError::Io { path: dir, source })?;
+        }
+        Ok(())
+    }
+
+    /// The root of the data directory.
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+    /// The SQLite database file.
+    pub fn database(&self) -> PathBuf {
+        self.root.join("policypal.sqlite3")
+    }
+    /// The LanceDB directory.
+    pub fn lancedb(&self) -> PathBuf {
+        self.root.join("lancedb")
+    }
+    /// Where original PDFs are kept (one sub-folder per profile).
+    pub fn files_dir(&self) -> PathBuf {
+        self.root.join("files")
+    }
+    /// The stored copy of a document's original PDF.
+    pub fn document_file(&self, profile_id: &str, document_id: &str) -> PathBuf {
+        self.files_dir()
+            .join(profile_id)
+            .join(format!("{document_id}.pdf"))
+    }
+    /// Rolling log files.
+    pub fn logs_dir(&self) -> PathBuf {
+        self.root.join("logs")
+    }
+    /// The settings file.
+    pub fn settings_file(&self) -> PathBuf {
+        self.root.join("settings.json")
+    }
+    /// Default place of the local embedding model.
+    pub fn default_model_dir(&self) -> PathBuf {
+        self.root.join("models").join(MINILM_DIR_NAME)
+    }
+
+    /// Loads `settings.json`, or the defaults when it does not exist.
+    pub fn load_settings(&self) -> Result<Settings, ConfigError> {
+        let path = self.settings_file();
+        match std::fs::read(&path) {
+            Ok(bytes) => serde_json::from_slice(&bytes)
+                .map_err(|source| ConfigError::Invalid { path, source }),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Settings::default()),
+            Err(source) => Err(ConfigError::Io { path, source }),
+        }
+    }
+
+    /// Writes `settings.json` atomically (temp file, then rename).
+    pub fn save_settings(&self, settings: &Settings) -> Result<(), ConfigError> {
+        let path = self.settings_file();
+        let tmp = path.with_extension("json.tmp");
+        let body = serde_json::to_vec_pretty(settings).map_err(|source| ConfigError::Invalid {
+            path: path.clone(),
+            source,
+        })?;
+        std::fs::write(&tmp, body).map_err(|source| ConfigError::Io {
+            path: tmp.clone(),
+            source,
+        })?;
+        std::fs::rename(&tmp, &path).map_err(|source| ConfigError::Io { path, source })
+    }
+
+    /// The local model directory the settings select.
+    pub fn model_dir(&self, settings: &Settings) -> PathBuf {
+        if let EmbedderSettings::Local {
+            model_dir: Some(dir),
+        } = &settings.embedder
+        {
+            return dir.clone();
+        }
+        if let Some(p) = std::env::var_os(MODEL_DIR_ENV).filter(|v| !v.is_empty()) {
+            return PathBuf::from(p);
+        }
+        self.default_model_dir()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn partial_settings_file_keeps_defaults_for_missing_fields() {
+        let s: Settings =
+            serde_json::from_str(r#"{"limits":{"max_pages":10}}"#).unwrap_or_default();
+        assert_eq!(s.limits.max_pages, 10);
+        assert_eq!(s.limits.max_file_bytes, Limits::default().max_file_bytes);
+        assert_eq!(s.chunking, ChunkSettings::default());
+        assert_eq!(s.embedder, EmbedderSettings::Local { model_dir: None });
+    }
+
+    #[test]
+    fn settings_round_trip_through_the_data_dir() -> Result<(), ConfigError> {
+        let tmp = tempfile::tempdir().map_err(|source| ConfigError::Io {
+            path: PathBuf::new(),
+            source,
+        })?;
+        let dir = DataDir::at(tmp.path());
+        dir.ensure()?;
+        assert_eq!(dir.load_settings()?, Settings::default());
+        let mut s = Settings::default();
+        s.chunking.max_chars = 700;
+        dir.save_settings(&s)?;
+        assert_eq!(dir.load_settings()?.chunking.max_chars, 700);
+        std::fs::write(dir.settings_file(), b"{not json").map_err(|source| ConfigError::Io {
+            path: PathBuf::new(),
+            source,
+        })?;
+        assert!(matches!(
+            dir.load_settings(),
+            Err(ConfigError::Invalid { .. })
+        ));
+        Ok(())
+    }
+}

@@ -1,0 +1,194 @@
+//! all-MiniLM-L6-v2 run locally with candle on the CPU.
+//!
+//! Owns: loading the model files (safetensors, tokenizer.json, config.json) and mean-pooled,
+//! normalised sentence embeddings with up to 256 tokens per text. The shipped tokenizer.json
+//! fixes truncation and padding at 128 tokens; both are overridden here, or half of every
+//! chunk would silently be ignored. Texts are sorted by length and batched so that padding
+//! is only to the longest member of each batch. Must not: download anything.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use candle_core::{DType, Device, Tensor};
+use candle_nn::VarBuilder;
+use candle_transformers::models::bert::{BertModel, Config};
+use futures::future::BoxFuture;
+use tokenizers::{Tokenizer, TruncationDirection, TruncationParams, TruncationStrategy};
+
+use super::{EmbedError, Embedder, Embeddings, normalise};
+
+/// Most tokens the model sees per text (its training limit; positions go to 512).
+pub const MAX_TOKENS: usize = 256;
+/// Texts per forward pass.
+pub const BATCH_SIZE: usize = 32;
+/// Identifier recorded in the index.
+pub const MODEL_ID: &str = "local:all-MiniLM-L6-v2";
+/// Files the model directory must hold.
+pub const REQUIRED_FILES: [&str; 3] = ["model.safetensors", "tokenizer.json", "config.json"];
+
+struct Inner {
+    model: BertModel,
+    tokenizer: Tokenizer,
+    device: Device,
+    hidden: usize,
+}
+
+/// The local MiniLM embedder. Cheap to clone.
+#[derive(Clone)]
+pub struct MiniLm {
+    inner: Arc<Inner>,
+}
+
+impl std::fmt::Debug for MiniLm {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("MiniLm")
+            .field("hidden", &self.inner.hidden)
+            .finish()
+    }
+}
+
+impl MiniLm {
+    /// Loads the model from a directory holding [`REQUIRED_FILES`].
+    pub fn load(dir: &Path) -> Result<Self, EmbedError> {
+        for f in REQUIRED_FILES {
+            if !dir.join(f).is_file() {
+                return Err(EmbedError::ModelMissing {
+                    dir: dir.to_path_buf(),
+                    missing: f,
+                });
+            }
+        }
+        let invalid = |reason: String| EmbedError::ModelInvalid {
+            dir: dir.to_path_buf(),
+            reason,
+        };
+        let config_bytes =
+            std::fs::read(dir.join("config.json")).map_err(|e| invalid(e.to_string()))?;
+        let config: Config = serde_json::from_slice(&config_bytes)
+            .map_err(|e| invalid(format!("config.json: {e}")))?;
+        let hidden = serde_json::from_slice::<serde_json::Value>(&config_bytes)
+            .ok()
+            .and_then(|v| v.get("hidden_size").and_then(serde_json::Value::as_u64))
+            .and_then(|h| usize::try_from(h).ok())
+            .ok_or_else(|| invalid("config.json has no hidden_size".into()))?;
+        let device = Device::Cpu;
+        let weights =
+            std::fs::read(dir.join("model.safetensors")).map_err(|e| invalid(e.to_string()))?;
+        let vb = VarBuilder::from_buffered_safetensors(weights, DType::F32, &device)
+            .map_err(|e| invalid(format!("model.safetensors: {e}")))?;
+        let model = BertModel::load(vb, &config).map_err(|e| invalid(format!("weights: {e}")))?;
+        let mut tokenizer = Tokenizer::from_file(dir.join("tokenizer.json"))
+            .map_err(|e| invalid(format!("tokenizer.json: {e}")))?;
+        tokenizer
+            .with_truncation(Some(TruncationParams {
+                max_length: MAX_TOKENS,
+                strategy: TruncationStrategy::LongestFirst,
+                stride: 0,
+                direction: TruncationDirection::Right,
+            }))
+            .map_err(|e| invalid(format!("tokenizer truncation: {e}")))?;
+        tokenizer.with_padding(None);
+        Ok(Self {
+            inner: Arc::new(Inner {
+                model,
+                tokenizer,
+                device,
+                hidden,
+            }),
+        })
+    }
+
+    /// Where the model is looked for when nothing is configured.
+    pub fn default_dir(data_dir: &Path) -> PathBuf {
+        data_dir.join("models").join(crate::config::MINILM_DIR_NAME)
+    }
+
+    /// Number of tokens (with special tokens, after truncation) a text costs.
+    pub fn count_tokens(&self, text: &str) -> usize {
+        self.inner
+            .tokenizer
+            .encode(text, true)
+            .map(|e| e.get_ids().len())
+            .unwrap_or(0)
+    }
+
+    /// Embeds texts on the calling thread (blocking).
+    pub fn embed_blocking(&self, texts: &[String]) -> Result<Embeddings, EmbedError> {
+        let inner = &self.inner;
+        if texts.is_empty() {
+            return Ok(Embeddings::default());
+        }
+        let encodings = inner
+            .tokenizer
+            .encode_batch(texts.to_vec(), true)
+            .map_err(|e| EmbedError::Inference(format!("tokenizer: {e}")))?;
+        let mut order: Vec<usize> = (0..encodings.len()).collect();
+        order.sort_by_key(|&i| encodings[i].get_ids().len());
+        let mut vectors = vec![Vec::new(); texts.len()];
+        let mut tokens = 0usize;
+        for batch in order.chunks(BATCH_SIZE) {
+            let len = batch
+                .iter()
+                .map(|&i| encodings[i].get_ids().len())
+                .max()
+                .unwrap_or(0)
+                .max(1);
+            let mut ids = Vec::with_capacity(batch.len() * len);
+            let mut mask = Vec::with_capacity(batch.len() * len);
+            for &i in batch {
+                let e = encodings[i].get_ids();
+                tokens += e.len();
+                ids.extend_from_slice(e);
+                ids.extend(std::iter::repeat_n(0u32, len - e.len()));
+                mask.extend(std::iter::repeat_n(1u32, e.len()));
+                mask.extend(std::iter::repeat_n(0u32, len - e.len()));
+            }
+            let pooled = self
+                .forward(ids, mask, batch.len(), len)
+                .map_err(|e| EmbedError::Inference(e.to_string()))?;
+            for (&i, mut v) in batch.iter().zip(pooled) {
+                normalise(&mut v);
+                vectors[i] = v;
+            }
+        }
+        Ok(Embeddings { vectors, tokens })
+    }
+
+    fn forward(
+        &self,
+        ids: Vec<u32>,
+        mask: Vec<u32>,
+        rows: usize,
+        len: usize,
+    ) -> candle_core::Result<Vec<Vec<f32>>> {
+        let inner = &self.inner;
+        let ids = Tensor::from_vec(ids, (rows, len), &inner.device)?;
+        let mask = Tensor::from_vec(mask, (rows, len), &inner.device)?;
+        let types = ids.zeros_like()?;
+        let hidden = inner.model.forward(&ids, &types, Some(&mask))?;
+        let mask = mask.to_dtype(DType::F32)?.unsqueeze(2)?;
+        let summed = hidden.broadcast_mul(&mask)?.sum(1)?;
+        let counts = mask.sum(1)?;
+        summed.broadcast_div(&counts)?.to_vec2::<f32>()
+    }
+}
+
+impl Embedder for MiniLm {
+    fn model_id(&self) -> String {
+        MODEL_ID.to_owned()
+    }
+
+    fn dimension(&self) -> usize {
+        self.inner.hidden
+    }
+
+    fn embed<'a>(&'a self, texts: &'a [String]) -> BoxFuture<'a, Result<Embeddings, EmbedError>> {
+        let this = self.clone();
+        let owned = texts.to_vec();
+        Box::pin(async move {
+            tokio::task::spawn_blocking(move || this.embed_blocking(&owned))
+                .await
+                .map_err(|e| EmbedError::Inference(format!("embedding task failed: {e}")))?
+        })
+    }
+}

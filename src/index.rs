@@ -1,0 +1,587 @@
+//! The LanceDB chunk index: one `chunks` table, vector + BM25 full-text search, fused.
+//!
+//! Owns: the table schema, writing and deleting a document's chunks, keeping the full-text
+//! index current, and hybrid search. Every read takes a [`Scope`] (profile + the documents the
+//! caller may see) and turns it into a filter, so no query can cross profiles; ids in filters
+//! are checked to be UUIDs, user text never reaches a filter string. Must not: decide which
+//! documents are visible (the caller resolves that from SQLite) or embed text.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use arrow_array::{
+    Array, FixedSizeListArray, Float32Array, RecordBatch, StringArray, UInt32Array, UInt64Array,
+};
+use arrow_schema::{DataType, Field, Schema, SchemaRef};
+use futures::TryStreamExt;
+use lancedb::index::Index;
+use lancedb::index::scalar::{FtsIndexBuilder, FullTextSearchQuery};
+use lancedb::query::{ExecutableQuery, QueryBase, Select};
+use lancedb::table::{OptimizeAction, OptimizeOptions};
+use lancedb::{Connection, DistanceType, Table};
+
+/// Name of the chunks table.
+pub const TABLE: &str = "chunks";
+/// Reciprocal-rank-fusion constant (the usual 60).
+const RRF_K: f32 = 60.0;
+
+/// Errors of the chunk index.
+#[derive(Debug, thiserror::Error)]
+pub enum IndexError {
+    /// LanceDB failed.
+    #[error("vector index error: {0}")]
+    Lance(#[from] lancedb::Error),
+    /// Arrow data could not be built or read.
+    #[error("vector index data error: {0}")]
+    Arrow(#[from] arrow_schema::ArrowError),
+    /// The index was built by another embedding model than the one configured.
+    #[error(
+        "the library was indexed with {indexed} but {configured} is configured; re-index it (`policypal reindex`) or switch the embedder back"
+    )]
+    ModelMismatch {
+        /// Model recorded in the index.
+        indexed: String,
+        /// Model configured now.
+        configured: String,
+    },
+    /// An id that should be a UUID is not one (never put into a filter).
+    #[error("invalid id {0:?}")]
+    InvalidId(String),
+    /// A result column is missing or has an unexpected type.
+    #[error("unexpected index schema: {0}")]
+    Schema(String),
+}
+
+/// A chunk as stored in the index.
+#[derive(Debug, Clone)]
+pub struct ChunkRow {
+    /// `<document id>:<chunk index>`.
+    pub chunk_id: String,
+    /// Owning profile.
+    pub profile_id: String,
+    /// Owning document.
+    pub document_id: String,
+    /// Set id or "".
+    pub set_id: String,
+    /// `regulatory` or `policy`.
+    pub doc_type: String,
+    /// First page.
+    pub page_start: u32,
+    /// Last page.
+    pub page_end: u32,
+    /// Position in the document.
+    pub chunk_index: u32,
+    /// Character offset in the document text.
+    pub char_start: u64,
+    /// End character offset.
+    pub char_end: u64,
+    /// Heading path.
+    pub heading: String,
+    /// Chunk text.
+    pub text: String,
+    /// Embedding.
+    pub vector: Vec<f32>,
+}
+
+/// Which rows a search may see.
+#[derive(Debug, Clone)]
+pub struct Scope {
+    /// The profile; always part of the filter.
+    pub profile_id: String,
+    /// The documents allowed (already resolved from SQLite: status, set, type, supersedes).
+    pub document_ids: Vec<String>,
+}
+
+/// One search result.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct Hit {
+    /// Chunk id.
+    pub chunk_id: String,
+    /// Document id.
+    pub document_id: String,
+    /// First page.
+    pub page_start: u32,
+    /// Last page.
+    pub page_end: u32,
+    /// Position in the document.
+    pub chunk_index: u32,
+    /// Character offsets in the document text.
+    pub char_start: u64,
+    /// End character offset.
+    pub char_end: u64,
+    /// Heading path.
+    pub heading: String,
+    /// The chunk's text.
+    pub text: String,
+    /// Cosine similarity to the query (when the vector search found it).
+    pub vector_score: Option<f32>,
+    /// BM25 score (when the full-text search found it).
+    pub text_score: Option<f32>,
+    /// Rank in the vector list (1-based).
+    pub vector_rank: Option<usize>,
+    /// Rank in the full-text list (1-based).
+    pub text_rank: Option<usize>,
+    /// Fused score (reciprocal rank fusion); higher is better.
+    pub score: f32,
+}
+
+/// Handle to the LanceDB chunks table.
+#[derive(Clone)]
+pub struct ChunkIndex {
+    table: Table,
+    dimension: usize,
+}
+
+impl std::fmt::Debug for ChunkIndex {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ChunkIndex")
+            .field("dimension", &self.dimension)
+            .finish()
+    }
+}
+
+fn schema(dimension: usize) -> SchemaRef {
+    let dim = i32::try_from(dimension).unwrap_or(i32::MAX);
+    Arc::new(Schema::new(vec![
+        Field::new("chunk_id", DataType::Utf8, false),
+        Field::new("profile_id", DataType::Utf8, false),
+        Field::new("document_id", DataType::Utf8, false),
+        Field::new("set_id", DataType::Utf8, false),
+        Field::new("doc_type", DataType::Utf8, false),
+        Field::new("page_start", DataType::UInt32, false),
+        Field::new("page_end", DataType::UInt32, false),
+        Field::new("chunk_index", DataType::UInt32, false),
+        Field::new("char_start", DataType::UInt64, false),
+        Field::new("char_end", DataType::UInt64, false),
+        Field::new("heading", DataType::Utf8, false),
+        Field::new("text", DataType::Utf8, false),
+        Field::new(
+            "vector",
+            DataType::FixedSizeList(Arc::new(Field::new("item", DataType::Float32, true)), dim),
+            false,
+        ),
+    ]))
+}
+
+const RESULT_COLUMNS: [&str; 10] = [
+    "chunk_id",
+    "document_id",
+    "page_start",
+    "page_end",
+    "chunk_index",
+    "char_start",
+    "char_end",
+    "heading",
+    "text",
+    "profile_id",
+];
+
+/// Checks that an id is a UUID before it is put into a filter expression.
+pub fn checked_id(id: &str) -> Result<&str, IndexError> {
+    if uuid::Uuid::parse_str(id).is_ok() {
+        Ok(id)
+    } else {
+        Err(IndexError::InvalidId(id.to_owned()))
+    }
+}
+
+fn scope_filter(scope: &Scope) -> Result<String, IndexError> {
+    let profile = checked_id(&scope.profile_id)?;
+    let ids = scope
+        .document_ids
+        .iter()
+        .map(|d| checked_id(d).map(|d| format!("'{d}'")))
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok(format!(
+        "profile_id = '{profile}' AND document_id IN ({})",
+        ids.join(", ")
+    ))
+}
+
+impl ChunkIndex {
+    /// Opens the chunks table at `uri` (a directory, or an object-store URI), creating it with
+    /// vectors of `dimension` if it does not exist.
+    pub async fn open(uri: &str, dimension: usize) -> Result<Self, IndexError> {
+        let db: Connection = lancedb::connect(uri).execute().await?;
+        let table = match db.open_table(TABLE).execute().await {
+            Ok(t) => t,
+            Err(lancedb::Error::TableNotFound { .. }) => {
+                match db
+                    .create_empty_table(TABLE, schema(dimension))
+                    .execute()
+                    .await
+                {
+                    Ok(t) => t,
+                    // Another process created it between our two calls.
+                    Err(lancedb::Error::TableAlreadyExists { .. }) => {
+                        db.open_table(TABLE).execute().await?
+                    }
+                    Err(e) => return Err(e.into()),
+                }
+            }
+            Err(e) => return Err(e.into()),
+        };
+        let stored = table.schema().await?;
+        let stored_dim = match stored
+            .field_with_name("vector")
+            .map(|f| f.data_type().clone())
+        {
+            Ok(DataType::FixedSizeList(_, d)) => usize::try_from(d).unwrap_or(0),
+            _ => return Err(IndexError::Schema("no vector column".into())),
+        };
+        if stored_dim != dimension {
+            return Err(IndexError::ModelMismatch {
+                indexed: format!("a {stored_dim}-dimensional model"),
+                configured: format!("a {dimension}-dimensional model"),
+            });
+        }
+        Ok(Self { table, dimension })
+    }
+
+    /// Vector dimension of the table.
+    pub fn dimension(&self) -> usize {
+        self.dimension
+    }
+
+    /// Appends chunks (of any number of documents).
+    pub async fn add(&self, rows: &[ChunkRow]) -> Result<(), IndexError> {
+        if rows.is_empty() {
+            return Ok(());
+        }
+        let mut flat = Vec::with_capacity(rows.len() * self.dimension);
+        for r in rows {
+            if r.vector.len() != self.dimension {
+                return Err(IndexError::Schema(format!(
+                    "vector of dimension {} for a {}-dimensional index",
+                    r.vector.len(),
+                    self.dimension
+                )));
+            }
+            flat.extend_from_slice(&r.vector);
+        }
+        let strings = |f: fn(&ChunkRow) -> &str| {
+            Arc::new(StringArray::from_iter_values(rows.iter().map(f))) as Arc<dyn Array>
+        };
+        let dim = i32::try_from(self.dimension).unwrap_or(i32::MAX);
+        let vectors = FixedSizeListArray::try_new(
+            Arc::new(Field::new("item", DataType::Float32, true)),
+            dim,
+            Arc::new(Float32Array::from(flat)),
+            None,
+        )?;
+        let batch = RecordBatch::try_new(
+            schema(self.dimension),
+            vec![
+                strings(|r| &r.chunk_id),
+                strings(|r| &r.profile_id),
+                strings(|r| &r.document_id),
+                strings(|r| &r.set_id),
+                strings(|r| &r.doc_type),
+                Arc::new(UInt32Array::from_iter_values(
+                    rows.iter().map(|r| r.page_start),
+                )),
+                Arc::new(UInt32Array::from_iter_values(
+                    rows.iter().map(|r| r.page_end),
+                )),
+                Arc::new(UInt32Array::from_iter_values(
+                    rows.iter().map(|r| r.chunk_index),
+                )),
+                Arc::new(UInt64Array::from_iter_values(
+                    rows.iter().map(|r| r.char_start),
+                )),
+                Arc::new(UInt64Array::from_iter_values(
+                    rows.iter().map(|r| r.char_end),
+                )),
+                strings(|r| &r.heading),
+                strings(|r| &r.text),
+                Arc::new(vectors),
+            ],
+        )?;
+        self.table.add(batch).execute().await?;
+        Ok(())
+    }
+
+    /// Brings the full-text index up to date with everything written so far (creates it on
+    /// first use; afterwards new rows are merged into it).
+    pub async fn refresh_text_index(&self) -> Result<(), IndexError> {
+        let has_fts = self
+            .table
+            .list_indices()
+            .await?
+            .iter()
+            .any(|i| i.columns.iter().any(|c| c == "text"));
+        if has_fts {
+            self.table
+                .optimize(OptimizeAction::Index(OptimizeOptions::default()))
+                .await?;
+        } else if self.table.count_rows(None).await? > 0 {
+            self.table
+                .create_index(&["text"], Index::FTS(FtsIndexBuilder::default()))
+                .execute()
+                .await?;
+        }
+        Ok(())
+    }
+
+    /// Deletes every chunk of a document.
+    pub async fn delete_document(
+        &self,
+        profile_id: &str,
+        document_id: &str,
+    ) -> Result<(), IndexError> {
+        let filter = format!(
+            "profile_id = '{}' AND document_id = '{}'",
+            checked_id(profile_id)?,
+            checked_id(document_id)?
+        );
+        self.table.delete(filter.as_str()).await?;
+        Ok(())
+    }
+
+    /// Number of chunks of a document (or of the whole profile).
+    pub async fn count(
+        &self,
+        profile_id: &str,
+        document_id: Option<&str>,
+    ) -> Result<usize, IndexError> {
+        let mut filter = format!("profile_id = '{}'", checked_id(profile_id)?);
+        if let Some(d) = document_id {
+            filter.push_str(&format!(" AND document_id = '{}'", checked_id(d)?));
+        }
+        Ok(self.table.count_rows(Some(filter)).await?)
+    }
+
+    /// Every stored row of a document, vectors included, in chunk order.
+    pub async fn rows(
+        &self,
+        profile_id: &str,
+        document_id: &str,
+    ) -> Result<Vec<ChunkRow>, IndexError> {
+        let filter = format!(
+            "profile_id = '{}' AND document_id = '{}'",
+            checked_id(profile_id)?,
+            checked_id(document_id)?
+        );
+        let batches: Vec<RecordBatch> = self
+            .table
+            .query()
+            .only_if(filter)
+            .execute()
+            .await?
+            .try_collect()
+            .await?;
+        let mut out = Vec::new();
+        for b in &batches {
+            let s = |name| column::<StringArray>(b, name);
+            let (chunk_id, profile, document, set, doc_type, heading, text) = (
+                s("chunk_id")?,
+                s("profile_id")?,
+                s("document_id")?,
+                s("set_id")?,
+                s("doc_type")?,
+                s("heading")?,
+                s("text")?,
+            );
+            let u32s = |name| column::<UInt32Array>(b, name);
+            let (page_start, page_end, chunk_index) =
+                (u32s("page_start")?, u32s("page_end")?, u32s("chunk_index")?);
+            let char_start = column::<UInt64Array>(b, "char_start")?;
+            let char_end = column::<UInt64Array>(b, "char_end")?;
+            let vectors = column::<FixedSizeListArray>(b, "vector")?;
+            for i in 0..b.num_rows() {
+                let v = vectors.value(i);
+                let v = v
+                    .as_any()
+                    .downcast_ref::<Float32Array>()
+                    .ok_or_else(|| IndexError::Schema("vector items".into()))?;
+                out.push(ChunkRow {
+                    chunk_id: chunk_id.value(i).to_owned(),
+                    profile_id: profile.value(i).to_owned(),
+                    document_id: document.value(i).to_owned(),
+                    set_id: set.value(i).to_owned(),
+                    doc_type: doc_type.value(i).to_owned(),
+                    page_start: page_start.value(i),
+                    page_end: page_end.value(i),
+                    chunk_index: chunk_index.value(i),
+                    char_start: char_start.value(i),
+                    char_end: char_end.value(i),
+                    heading: heading.value(i).to_owned(),
+                    text: text.value(i).to_owned(),
+                    vector: v.values().to_vec(),
+                });
+            }
+        }
+        out.sort_by_key(|r| r.chunk_index);
+        Ok(out)
+    }
+
+    /// Nearest chunks by cosine similarity.
+    pub async fn vector_search(
+        &self,
+        scope: &Scope,
+        vector: &[f32],
+        limit: usize,
+    ) -> Result<Vec<Hit>, IndexError> {
+        if scope.document_ids.is_empty() || limit == 0 {
+            return Ok(Vec::new());
+        }
+        let batches: Vec<RecordBatch> = self
+            .table
+            .query()
+            .nearest_to(vector)?
+            .distance_type(DistanceType::Cosine)
+            .only_if(scope_filter(scope)?)
+            .limit(limit)
+            .select(Select::columns(&RESULT_COLUMNS))
+            .execute()
+            .await?
+            .try_collect()
+            .await?;
+        let mut hits = read_hits(&batches, &scope.profile_id)?;
+        for (rank, h) in hits.iter_mut().enumerate() {
+            h.vector_rank = Some(rank + 1);
+        }
+        Ok(hits)
+    }
+
+    /// Best chunks by BM25 over the full-text index (rows not yet indexed are scanned too).
+    pub async fn text_search(
+        &self,
+        scope: &Scope,
+        query: &str,
+        limit: usize,
+    ) -> Result<Vec<Hit>, IndexError> {
+        if scope.document_ids.is_empty() || limit == 0 || query.trim().is_empty() {
+            return Ok(Vec::new());
+        }
+        let has_fts = self
+            .table
+            .list_indices()
+            .await?
+            .iter()
+            .any(|i| i.columns.iter().any(|c| c == "text"));
+        if !has_fts {
+            return Ok(Vec::new());
+        }
+        let query = FullTextSearchQuery::new(query.to_owned())
+            .with_column("text".to_owned())
+            .map_err(lancedb::Error::from)?;
+        let batches: Vec<RecordBatch> = self
+            .table
+            .query()
+            .full_text_search(query)
+            .only_if(scope_filter(scope)?)
+            .limit(limit)
+            .select(Select::columns(&RESULT_COLUMNS))
+            .execute()
+            .await?
+            .try_collect()
+            .await?;
+        let mut hits = read_hits(&batches, &scope.profile_id)?;
+        for (rank, h) in hits.iter_mut().enumerate() {
+            h.text_rank = Some(rank + 1);
+        }
+        Ok(hits)
+    }
+
+    /// Hybrid search: vector and full-text candidates fused by reciprocal rank.
+    pub async fn hybrid_search(
+        &self,
+        scope: &Scope,
+        query: &str,
+        vector: &[f32],
+        limit: usize,
+    ) -> Result<Vec<Hit>, IndexError> {
+        let candidates = (limit * 4).max(20);
+        let (vector_hits, text_hits) = futures::try_join!(
+            self.vector_search(scope, vector, candidates),
+            self.text_search(scope, query, candidates)
+        )?;
+        Ok(fuse(vector_hits, text_hits, limit))
+    }
+}
+
+/// Reciprocal rank fusion of two ranked lists (ties broken by chunk id for determinism).
+pub fn fuse(vector_hits: Vec<Hit>, text_hits: Vec<Hit>, limit: usize) -> Vec<Hit> {
+    let mut by_id: HashMap<String, Hit> = HashMap::new();
+    for h in vector_hits.into_iter().chain(text_hits) {
+        match by_id.get_mut(&h.chunk_id) {
+            Some(existing) => {
+                existing.text_score = existing.text_score.or(h.text_score);
+                existing.text_rank = existing.text_rank.or(h.text_rank);
+                existing.vector_score = existing.vector_score.or(h.vector_score);
+                existing.vector_rank = existing.vector_rank.or(h.vector_rank);
+            }
+            None => {
+                by_id.insert(h.chunk_id.clone(), h);
+            }
+        }
+    }
+    let mut hits: Vec<Hit> = by_id
+        .into_values()
+        .map(|mut h| {
+            let rr = |r: Option<usize>| r.map_or(0.0, |r| 1.0 / (RRF_K + r as f32));
+            h.score = rr(h.vector_rank) + rr(h.text_rank);
+            h
+        })
+        .collect();
+    hits.sort_by(|a, b| {
+        b.score
+            .total_cmp(&a.score)
+            .then_with(|| a.chunk_id.cmp(&b.chunk_id))
+    });
+    hits.truncate(limit);
+    hits
+}
+
+fn column<'a, T: 'static>(batch: &'a RecordBatch, name: &str) -> Result<&'a T, IndexError> {
+    batch
+        .column_by_name(name)
+        .and_then(|c| c.as_any().downcast_ref::<T>())
+        .ok_or_else(|| IndexError::Schema(format!("column {name}")))
+}
+
+fn read_hits(batches: &[RecordBatch], profile_id: &str) -> Result<Vec<Hit>, IndexError> {
+    let mut out = Vec::new();
+    for b in batches {
+        let chunk_id = column::<StringArray>(b, "chunk_id")?;
+        let document_id = column::<StringArray>(b, "document_id")?;
+        let profile = column::<StringArray>(b, "profile_id")?;
+        let page_start = column::<UInt32Array>(b, "page_start")?;
+        let page_end = column::<UInt32Array>(b, "page_end")?;
+        let chunk_index = column::<UInt32Array>(b, "chunk_index")?;
+        let char_start = column::<UInt64Array>(b, "char_start")?;
+        let char_end = column::<UInt64Array>(b, "char_end")?;
+        let heading = column::<StringArray>(b, "heading")?;
+        let text = column::<StringArray>(b, "text")?;
+        let distance = b
+            .column_by_name("_distance")
+            .and_then(|c| c.as_any().downcast_ref::<Float32Array>());
+        let score = b
+            .column_by_name("_score")
+            .and_then(|c| c.as_any().downcast_ref::<Float32Array>());
+        for i in 0..b.num_rows() {
+            // Defence in depth: the filter already scopes by profile.
+            if profile.value(i) != profile_id {
+                continue;
+            }
+            out.push(Hit {
+                chunk_id: chunk_id.value(i).to_owned(),
+                document_id: document_id.value(i).to_owned(),
+                page_start: page_start.value(i),
+                page_end: page_end.value(i),
+                chunk_index: chunk_index.value(i),
+                char_start: char_start.value(i),
+                char_end: char_end.value(i),
+                heading: heading.value(i).to_owned(),
+                text: text.value(i).to_owned(),
+                vector_score: distance.map(|d| 1.0 - d.value(i)),
+                text_score: score.map(|s| s.value(i)),
+                vector_rank: None,
+                text_rank: None,
+                score: 0.0,
+            });
+        }
+    }
+    Ok(out)
+}

@@ -1,0 +1,264 @@
+//! Cleaned pages → one document text → overlapping chunks that remember where they came from.
+//!
+//! Owns: the document text layout (pages joined by a blank line), character offsets (Unicode
+//! scalar values, not bytes), the page span of every chunk, offset → physical page mapping and
+//! the heading path ("4 Capital > 4.2 Ratios"). Must not: embed, store or read PDFs.
+
+use std::sync::LazyLock;
+
+use regex::Regex;
+use text_splitter::{ChunkConfig, TextSplitter};
+
+use crate::config::ChunkSettings;
+
+/// Separator placed between pages in the document text.
+pub const PAGE_SEPARATOR: &str = "\n\n";
+
+/// One physical page inside the document text.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PageSpan {
+    /// 1-based physical page number.
+    pub number: u32,
+    /// Character offset of the page's first character in the document text.
+    pub char_start: usize,
+    /// Number of characters of the page's text.
+    pub char_len: usize,
+}
+
+/// A chunk of the document text.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Chunk {
+    /// Position in the document (0-based).
+    pub index: u32,
+    /// The chunk's text, a verbatim slice of the document text.
+    pub text: String,
+    /// Character offset of the first character in the document text.
+    pub char_start: usize,
+    /// Character offset one past the last character.
+    pub char_end: usize,
+    /// First physical page the chunk touches.
+    pub page_start: u32,
+    /// Last physical page the chunk touches.
+    pub page_end: u32,
+    /// Heading path in force where the chunk starts ("" when none is recognisable).
+    pub heading: String,
+}
+
+/// Joins cleaned pages into the document text and records where each page sits.
+pub fn assemble(pages: &[(u32, String)]) -> (String, Vec<PageSpan>) {
+    let mut text = String::new();
+    let mut spans = Vec::with_capacity(pages.len());
+    let mut offset = 0usize;
+    for (i, (number, page)) in pages.iter().enumerate() {
+        if i > 0 {
+            text.push_str(PAGE_SEPARATOR);
+            offset += PAGE_SEPARATOR.chars().count();
+        }
+        let len = page.chars().count();
+        spans.push(PageSpan {
+            number: *number,
+            char_start: offset,
+            char_len: len,
+        });
+        text.push_str(page);
+        offset += len;
+    }
+    (text, spans)
+}
+
+/// The physical page holding the character at `offset` (a separator belongs to the page
+/// before it).
+pub fn page_at(spans: &[PageSpan], offset: usize) -> u32 {
+    let i = spans.partition_point(|p| p.char_start <= offset);
+    spans
+        .get(i.saturating_sub(1))
+        .or(spans.first())
+        .map_or(1, |p| p.number)
+}
+
+/// Splits the document text into chunks of at most `max_chars` characters that overlap by
+/// about `overlap`, cutting at the largest unit that fits (paragraph, sentence, word).
+pub fn chunk(text: &str, spans: &[PageSpan], settings: ChunkSettings) -> Vec<Chunk> {
+    let max = settings.max_chars.max(50);
+    let overlap = settings.overlap.min(max / 2);
+    let config = ChunkConfig::new(max)
+        .with_overlap(overlap)
+        .unwrap_or_else(|_| ChunkConfig::new(max))
+        .with_trim(true);
+    let splitter = TextSplitter::new(config);
+    let headings = find_headings(text);
+    splitter
+        .chunk_char_indices(text)
+        .enumerate()
+        .map(|(i, c)| {
+            let len = c.chunk.chars().count();
+            let char_start = c.char_offset;
+            let char_end = char_start + len;
+            let last = char_end.saturating_sub(1).max(char_start);
+            Chunk {
+                index: u32::try_from(i).unwrap_or(u32::MAX),
+                text: c.chunk.to_owned(),
+                char_start,
+                char_end,
+                page_start: page_at(spans, char_start),
+                page_end: page_at(spans, last),
+                heading: heading_path_at(&headings, char_start, char_start + len / 4),
+            }
+        })
+        .collect()
+}
+
+/// A recognised heading line.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Heading {
+    char_start: usize,
+    level: usize,
+    title: String,
+}
+
+static NUMBERED: LazyLock<Option<Regex>> =
+    LazyLock::new(|| Regex::new(r"^(\d{1,2}(?:\.\d{1,3}){0,5})\.?\s+(\p{Lu}[^\n]{1,90})$").ok());
+static NAMED: LazyLock<Option<Regex>> = LazyLock::new(|| {
+    Regex::new(
+        r"^(?i:(part|chapter|title|section|article|appendix|annex|schedule))\s+([0-9IVXLC]{1,6}|[A-Z])\b[.:]?(?:\s+[^\n]{0,90})?$",
+    )
+    .ok()
+});
+
+fn heading_level_of(line: &str) -> Option<usize> {
+    let line = line.trim();
+    if line.is_empty() || line.chars().count() > 100 {
+        return None;
+    }
+    if let Some(caps) = NAMED.as_ref().and_then(|r| r.captures(line)) {
+        let word = caps.get(1).map_or("", |m| m.as_str()).to_ascii_lowercase();
+        return Some(match word.as_str() {
+            "part" | "title" => 0,
+            "chapter" | "appendix" | "annex" | "schedule" => 1,
+            _ => 2, // section, article
+        });
+    }
+    if let Some(caps) = NUMBERED.as_ref().and_then(|r| r.captures(line)) {
+        let title = caps.get(2).map_or("", |m| m.as_str());
+        // Sentences are not headings: a heading does not end with a full stop or a comma,
+        // and is mostly letters.
+        if title.ends_with('.') || title.ends_with(',') || title.ends_with(';') {
+            return None;
+        }
+        let letters = title.chars().filter(|c| c.is_alphabetic()).count();
+        if letters * 2 < title.chars().count() {
+            return None;
+        }
+        let depth = caps.get(1).map_or(1, |m| m.as_str().split('.').count());
+        return Some(2 + depth);
+    }
+    None
+}
+
+fn find_headings(text: &str) -> Vec<Heading> {
+    let mut out = Vec::new();
+    let mut offset = 0usize;
+    for line in text.split('\n') {
+        if let Some(level) = heading_level_of(line) {
+            out.push(Heading {
+                char_start: offset,
+                level,
+                title: line.trim().to_owned(),
+            });
+        }
+        offset += line.chars().count() + 1;
+    }
+    out
+}
+
+/// The heading path in force at `at`, or at the first heading starting before `lookahead`
+/// (a chunk that opens a section belongs to it).
+fn heading_path_at(headings: &[Heading], at: usize, lookahead: usize) -> String {
+    let upto = headings
+        .iter()
+        .position(|h| h.char_start >= at && h.char_start <= lookahead)
+        .map_or_else(
+            || headings.partition_point(|h| h.char_start <= at),
+            |i| i + 1,
+        );
+    let mut stack: Vec<&Heading> = Vec::new();
+    for h in &headings[..upto] {
+        while stack.last().is_some_and(|top| top.level >= h.level) {
+            stack.pop();
+        }
+        stack.push(h);
+    }
+    stack
+        .iter()
+        .map(|h| h.title.as_str())
+        .collect::<Vec<_>>()
+        .join(" > ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn pages() -> Vec<(u32, String)> {
+        vec![
+            (
+                1,
+                "1 Introduction\nThis guideline applies to banks.".to_owned(),
+            ),
+            (2, String::new()),
+            (
+                3,
+                "2 Capital\n2.1 Minimum ratio\nA bank must hold a ratio of 8 per cent.".to_owned(),
+            ),
+        ]
+    }
+
+    #[test]
+    fn page_spans_map_offsets_back_to_physical_pages() {
+        let (text, spans) = assemble(&pages());
+        let at = text.find("A bank must").map(|b| text[..b].chars().count());
+        assert_eq!(at.map(|o| page_at(&spans, o)), Some(3));
+        assert_eq!(page_at(&spans, 0), 1);
+        assert_eq!(spans[1].char_len, 0);
+    }
+
+    #[test]
+    fn chunks_are_verbatim_slices_with_offsets_pages_and_headings() {
+        let (text, spans) = assemble(&pages());
+        let chunks = chunk(
+            &text,
+            &spans,
+            ChunkSettings {
+                max_chars: 60,
+                overlap: 10,
+            },
+        );
+        assert!(chunks.len() >= 2);
+        let chars: Vec<char> = text.chars().collect();
+        for c in &chunks {
+            let slice: String = chars[c.char_start..c.char_end].iter().collect();
+            assert_eq!(slice, c.text);
+            assert!(c.page_start <= c.page_end);
+        }
+        let last = chunks.last().map(|c| (c.page_end, c.heading.clone()));
+        assert_eq!(last, Some((3, "2 Capital > 2.1 Minimum ratio".to_owned())));
+    }
+
+    #[test]
+    fn headings_are_recognised_and_sentences_are_not() {
+        assert_eq!(
+            heading_level_of("Article 5 Obligations of providers"),
+            Some(2)
+        );
+        assert_eq!(heading_level_of("PART II"), Some(0));
+        assert_eq!(
+            heading_level_of("4.2.1 Capital conservation buffer"),
+            Some(5)
+        );
+        assert_eq!(
+            heading_level_of("10 Days after the notice, the bank must act."),
+            None
+        );
+        assert_eq!(heading_level_of("3 12 45 67 88"), None);
+    }
+}

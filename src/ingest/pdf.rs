@@ -1,0 +1,192 @@
+//! PDF → per-page text, isolated from the rest of the process.
+//!
+//! Owns: checking that bytes are a readable PDF (not encrypted, within the page limit) and
+//! extracting each physical page's text with `pdf-extract`, falling back to lopdf's own text
+//! extraction for a page that panics, errors, or comes back suspiciously empty (pdf-extract
+//! silently drops the body text of some Ghostscript-made PDFs). The work runs in a blocking task
+//! under `catch_unwind` and a time budget, so a hostile PDF cannot take the process down.
+//! Must not: clean text, chunk, or touch any store.
+
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::sync::Arc;
+use std::time::Duration;
+
+use pdf_extract::{Document, PlainTextOutput, output_doc_page};
+
+use super::IngestError;
+
+/// Which extractor produced a page's text.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Extractor {
+    /// `pdf-extract` (layout-aware, the primary).
+    PdfExtract,
+    /// lopdf's content-stream text extraction (the fallback).
+    Lopdf,
+    /// Neither produced text.
+    None,
+}
+
+impl Extractor {
+    /// Stored spelling.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::PdfExtract => "pdf_extract",
+            Self::Lopdf => "lopdf",
+            Self::None => "none",
+        }
+    }
+}
+
+/// Raw text of one physical page.
+#[derive(Debug, Clone)]
+pub struct RawPage {
+    /// 1-based physical page number.
+    pub number: u32,
+    /// Text as extracted (not yet cleaned).
+    pub text: String,
+    /// Who extracted it.
+    pub extractor: Extractor,
+    /// The page draws images (a scanned page without text needs OCR).
+    pub has_images: bool,
+}
+
+/// Pages with fewer non-space characters than this from pdf-extract are re-read by the
+/// fallback extractor, and the longer result wins.
+const SUSPICIOUS_CHARS: usize = 200;
+
+/// Cheap structural check before anything is stored: magic bytes, parse, encryption and page
+/// count. Returns the number of pages.
+pub fn inspect(bytes: &[u8], max_pages: usize) -> Result<usize, IngestError> {
+    if bytes.is_empty() {
+        return Err(IngestError::EmptyFile);
+    }
+    let head = &bytes[..bytes.len().min(1024)];
+    if !head.windows(5).any(|w| w == b"%PDF-") {
+        return Err(IngestError::NotPdf);
+    }
+    let doc = load(bytes)?;
+    let pages = doc.get_pages().len();
+    if pages == 0 {
+        return Err(IngestError::Corrupt("the document has no pages".into()));
+    }
+    if pages > max_pages {
+        return Err(IngestError::TooManyPages {
+            pages,
+            max: max_pages,
+        });
+    }
+    Ok(pages)
+}
+
+fn load(bytes: &[u8]) -> Result<Document, IngestError> {
+    let parsed = catch_unwind(AssertUnwindSafe(|| Document::load_mem(bytes)))
+        .map_err(|_| IngestError::Corrupt("the PDF parser crashed on this file".into()))?;
+    let mut doc = match parsed {
+        Ok(doc) => doc,
+        Err(e) => {
+            let msg = e.to_string();
+            // lopdf refuses encrypted files it cannot decrypt at load time in some versions.
+            if msg.to_ascii_lowercase().contains("encrypt") || msg.contains("decrypt") {
+                return Err(IngestError::Encrypted);
+            }
+            return Err(IngestError::Corrupt(if is_truncated(bytes) {
+                format!("the file looks truncated ({msg})")
+            } else {
+                msg
+            }));
+        }
+    };
+    if doc.is_encrypted() {
+        // Owner-password-only PDFs open with the empty user password; anything else is locked.
+        let ok = catch_unwind(AssertUnwindSafe(|| doc.decrypt(""))).is_ok_and(|r| r.is_ok());
+        if !ok {
+            return Err(IngestError::Encrypted);
+        }
+    }
+    Ok(doc)
+}
+
+fn is_truncated(bytes: &[u8]) -> bool {
+    let tail = &bytes[bytes.len().saturating_sub(2048)..];
+    !tail.windows(5).any(|w| w == b"%%EOF")
+}
+
+/// Extracts every page's text in a blocking task, with a time budget for the whole file.
+pub async fn extract(bytes: Arc<Vec<u8>>, budget: Duration) -> Result<Vec<RawPage>, IngestError> {
+    let task = tokio::task::spawn_blocking(move || {
+        catch_unwind(AssertUnwindSafe(|| extract_blocking(&bytes)))
+            .unwrap_or_else(|_| Err(IngestError::Corrupt("text extraction crashed".into())))
+    });
+    match tokio::time::timeout(budget, task).await {
+        Ok(Ok(result)) => result,
+        Ok(Err(join)) => Err(IngestError::Corrupt(format!(
+            "text extraction failed: {join}"
+        ))),
+        // The blocking thread cannot be killed; it is abandoned and its result dropped.
+        Err(_) => Err(IngestError::ExtractionTimeout {
+            seconds: budget.as_secs(),
+        }),
+    }
+}
+
+fn extract_blocking(bytes: &[u8]) -> Result<Vec<RawPage>, IngestError> {
+    let doc = load(bytes)?;
+    let pages = doc.get_pages();
+    let mut out = Vec::with_capacity(pages.len());
+    for (&number, &page_id) in &pages {
+        let primary = catch_unwind(AssertUnwindSafe(|| {
+            let mut s = String::new();
+            let mut output = PlainTextOutput::new(&mut s);
+            output_doc_page(&doc, &mut output, number).map(|()| s)
+        }))
+        .ok()
+        .and_then(Result::ok);
+        let primary_len = primary.as_deref().map_or(0, visible_chars);
+        let (text, extractor) = if primary_len >= SUSPICIOUS_CHARS {
+            (primary.unwrap_or_default(), Extractor::PdfExtract)
+        } else {
+            let fallback = catch_unwind(AssertUnwindSafe(|| doc.extract_text(&[number])))
+                .ok()
+                .and_then(Result::ok);
+            let fallback_len = fallback.as_deref().map_or(0, visible_chars);
+            if fallback_len > primary_len {
+                (fallback.unwrap_or_default(), Extractor::Lopdf)
+            } else if primary_len > 0 {
+                (primary.unwrap_or_default(), Extractor::PdfExtract)
+            } else {
+                (String::new(), Extractor::None)
+            }
+        };
+        let has_images = extractor == Extractor::None && page_has_images(&doc, page_id);
+        out.push(RawPage {
+            number,
+            text,
+            extractor,
+            has_images,
+        });
+    }
+    Ok(out)
+}
+
+fn visible_chars(s: &str) -> usize {
+    s.chars().filter(|c| !c.is_whitespace()).count()
+}
+
+fn page_has_images(doc: &Document, page_id: pdf_extract::ObjectId) -> bool {
+    if doc.get_page_images(page_id).is_ok_and(|v| !v.is_empty()) {
+        return true;
+    }
+    // Inline images (BI … ID … EI) do not show up as XObjects.
+    doc.get_page_content(page_id)
+        .is_ok_and(|c| c.windows(3).any(|w| w == b"BI "))
+        || page_resources_have_xobject(doc, page_id)
+}
+
+fn page_resources_have_xobject(doc: &Document, page_id: pdf_extract::ObjectId) -> bool {
+    let Ok((res, ids)) = doc.get_page_resources(page_id) else {
+        return false;
+    };
+    let has = |d: &pdf_extract::Dictionary| d.get(b"XObject").is_ok();
+    res.is_some_and(has) || ids.iter().any(|id| doc.get_dictionary(*id).is_ok_and(has))
+}

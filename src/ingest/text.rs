@@ -1,0 +1,113 @@
+//! Text clean-up of extracted pages.
+//!
+//! Owns: turning raw extractor output into the canonical page text that is stored, chunked,
+//! embedded and quoted (line-end de-hyphenation, ligatures, soft hyphens, control characters,
+//! whitespace). Every later offset refers to this cleaned text, so the rules must be
+//! deterministic. Must not: drop content words or reorder text.
+
+/// Cleans one page of extracted text.
+pub fn clean_page(raw: &str) -> String {
+    // 1. Characters: ligatures and soft hyphens out, controls (except newline) to spaces.
+    let mut s = String::with_capacity(raw.len());
+    for c in raw.chars() {
+        match c {
+            '\u{00AD}' | '\u{200B}' | '\u{FEFF}' => {}
+            '\u{FB00}' => s.push_str("ff"),
+            '\u{FB01}' => s.push_str("fi"),
+            '\u{FB02}' => s.push_str("fl"),
+            '\u{FB03}' => s.push_str("ffi"),
+            '\u{FB04}' => s.push_str("ffl"),
+            '\u{FB05}' | '\u{FB06}' => s.push_str("st"),
+            '\r' | '\u{2028}' | '\u{2029}' | '\u{000C}' => s.push('\n'),
+            '\u{00A0}' | '\t' => s.push(' '),
+            c if c.is_control() && c != '\n' => s.push(' '),
+            c => s.push(c),
+        }
+    }
+    // 2. Lines: trim, collapse inner runs of spaces, drop runs of blank lines to one.
+    let mut lines: Vec<String> = Vec::new();
+    let mut blank = true;
+    for line in s.split('\n') {
+        let collapsed = line.split_whitespace().collect::<Vec<_>>().join(" ");
+        if collapsed.is_empty() {
+            if !blank {
+                lines.push(String::new());
+            }
+            blank = true;
+        } else {
+            lines.push(collapsed);
+            blank = false;
+        }
+    }
+    while lines.last().is_some_and(String::is_empty) {
+        lines.pop();
+    }
+    // 3. De-hyphenate words split at a line end: "regu-" + "lation" → "regulation".
+    let mut joined: Vec<String> = Vec::with_capacity(lines.len());
+    for line in lines {
+        match joined.last_mut() {
+            Some(prev) if joins_with_next(prev, &line) => {
+                prev.pop(); // the hyphen
+                let (word, rest) = line.split_once(' ').unwrap_or((line.as_str(), ""));
+                prev.push_str(word);
+                if !rest.is_empty() {
+                    joined.push(rest.to_owned());
+                }
+            }
+            _ => joined.push(line),
+        }
+    }
+    let mut out = joined.join("\n");
+    while out.ends_with('\n') {
+        out.pop();
+    }
+    out
+}
+
+/// A line ending in `letter-` whose next line starts with a lower-case letter is a word broken
+/// by the typesetter, not a compound ("self-\nAssessment" and "-\n2024" stay as they are).
+fn joins_with_next(line: &str, next: &str) -> bool {
+    let mut rev = line.chars().rev();
+    matches!(rev.next(), Some('-'))
+        && rev.next().is_some_and(char::is_alphabetic)
+        && next.chars().next().is_some_and(char::is_lowercase)
+}
+
+/// Number of characters that are not whitespace.
+pub fn visible_len(s: &str) -> usize {
+    s.chars().filter(|c| !c.is_whitespace()).count()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dehyphenates_line_end_breaks_only() {
+        assert_eq!(
+            clean_page("the minimum capi-\ntal ratio is\n8 per cent"),
+            "the minimum capital\nratio is\n8 per cent"
+        );
+        assert_eq!(clean_page("a self-\nAssessment"), "a self-\nAssessment");
+        assert_eq!(clean_page("year 2023-\n2024"), "year 2023-\n2024");
+    }
+
+    #[test]
+    fn dehyphenates_a_word_that_fills_the_next_line() {
+        assert_eq!(clean_page("regu-\nlation\nnext"), "regulation\nnext");
+    }
+
+    #[test]
+    fn cleans_ligatures_whitespace_and_blank_runs() {
+        assert_eq!(
+            clean_page("  ﬁnancial\t\tinstitutions \u{00AD}\n\n\n\nnext\u{0007}line  \n\n"),
+            "financial institutions\n\nnext line"
+        );
+    }
+
+    #[test]
+    fn empty_and_whitespace_pages_clean_to_nothing() {
+        assert_eq!(clean_page(""), "");
+        assert_eq!(clean_page(" \n\t\n "), "");
+    }
+}

@@ -1,0 +1,926 @@
+//! The document library: the one API the CLI and the desktop app call.
+//!
+//! Owns: coordinating the SQLite store, the LanceDB index, the embedder and ingestion, so that
+//! the two stores stay consistent. A document is visible to search only once SQLite says it is
+//! `ready`, which happens after all its chunks are written; a crash in between leaves a
+//! `processing` row whose lease runs out, and the next [`Library::open`] marks it failed and
+//! removes its chunks. Must not: print, parse command lines, or know about Tauri.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use serde::Serialize;
+use sha2::{Digest, Sha256};
+use tokio::sync::{Mutex, OnceCell};
+
+use crate::config::{DataDir, EmbedderSettings, Settings};
+use crate::embed::minilm::MiniLm;
+use crate::embed::openai::OpenAiEmbedder;
+use crate::embed::{EmbedError, Embedder};
+use crate::index::{ChunkIndex, ChunkRow, Hit, IndexError, Scope};
+use crate::ingest::{self, IngestError, chunk};
+use crate::store::{
+    DocSet, DocStatus, DocType, Document, InsertError, NewDocument, Profile, Store, StoreError,
+};
+use crate::{Error, secrets};
+
+/// `meta` key holding the embedding model that built the index.
+const META_EMBED_MODEL: &str = "embed_model";
+/// Chunks embedded per call of the embedder (progress is reported after each).
+const EMBED_BATCH: usize = 64;
+/// Longest title accepted.
+const MAX_TITLE_CHARS: usize = 300;
+/// Dimension of all-MiniLM-L6-v2.
+const MINILM_DIMENSION: usize = 384;
+
+/// A stage of ingesting one file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Stage {
+    /// Reading and checking the file.
+    Reading,
+    /// Extracting page text.
+    Extracting,
+    /// Cleaning and chunking.
+    Chunking,
+    /// Embedding chunks (`done` of `total` chunks).
+    Embedding,
+    /// Updating the full-text index.
+    Indexing,
+    /// Searchable.
+    Done,
+}
+
+/// A progress report of one ingestion.
+#[derive(Debug, Clone, Serialize)]
+pub struct Progress {
+    /// The file being ingested.
+    pub file: String,
+    /// Current stage.
+    pub stage: Stage,
+    /// Units done in this stage (pages or chunks).
+    pub done: usize,
+    /// Units in this stage.
+    pub total: usize,
+}
+
+/// What a progress callback wants next.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Flow {
+    /// Keep going.
+    Continue,
+    /// Stop this ingestion; nothing of it stays in the library.
+    Cancel,
+}
+
+/// What to ingest and how to label it.
+#[derive(Debug, Clone)]
+pub struct IngestRequest {
+    /// The PDF.
+    pub path: PathBuf,
+    /// Title; default: the file name without extension.
+    pub title: Option<String>,
+    /// Version label.
+    pub version: Option<String>,
+    /// Regulatory or policy.
+    pub doc_type: DocType,
+    /// Set name (created if new).
+    pub set: Option<String>,
+    /// Id of the document this one replaces.
+    pub supersedes: Option<String>,
+}
+
+/// Time and volume of each ingestion stage.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct StageTimings {
+    /// Reading, hashing and checking.
+    pub read_s: f64,
+    /// Text extraction.
+    pub extract_s: f64,
+    /// Clean-up and chunking.
+    pub chunk_s: f64,
+    /// Embedding.
+    pub embed_s: f64,
+    /// Writing chunks and refreshing the full-text index.
+    pub write_s: f64,
+    /// Tokens embedded.
+    pub tokens: usize,
+}
+
+/// The outcome of one successful ingestion.
+#[derive(Debug, Clone, Serialize)]
+pub struct IngestReport {
+    /// The new document (status `ready`).
+    pub document: Document,
+    /// Where the time went.
+    pub timings: StageTimings,
+}
+
+/// What to search and where.
+#[derive(Debug, Clone, Default)]
+pub struct SearchRequest {
+    /// The query text.
+    pub query: String,
+    /// Results wanted (1–100).
+    pub k: usize,
+    /// Restrict to these documents (named explicitly: disabled and superseded ones count).
+    pub documents: Vec<String>,
+    /// Restrict to a set (by name).
+    pub set: Option<String>,
+    /// Restrict to a kind of document.
+    pub doc_type: Option<DocType>,
+}
+
+/// One search result with its document's labels.
+#[derive(Debug, Clone, Serialize)]
+pub struct SearchResult {
+    /// The physical page holding most of the chunk.
+    pub page: u32,
+    /// Document title.
+    pub title: String,
+    /// Document version.
+    pub version: String,
+    /// The chunk and its scores.
+    #[serde(flatten)]
+    pub hit: Hit,
+}
+
+/// Document details for `docs show`.
+#[derive(Debug, Clone, Serialize)]
+pub struct DocumentDetails {
+    /// The document.
+    #[serde(flatten)]
+    pub document: Document,
+    /// Where its original PDF is kept.
+    pub stored_file: PathBuf,
+    /// Chunks in the index.
+    pub indexed_chunks: usize,
+    /// Pages per extractor (`pdf_extract`, `lopdf`, `none`).
+    pub extractors: HashMap<String, usize>,
+}
+
+/// The document library of one data directory.
+pub struct Library {
+    dir: DataDir,
+    settings: Settings,
+    store: Store,
+    embedder: OnceCell<Arc<dyn Embedder>>,
+    index: OnceCell<ChunkIndex>,
+    /// Serialises full-text index maintenance within this process.
+    index_maintenance: Mutex<()>,
+}
+
+impl std::fmt::Debug for Library {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Library")
+            .field("dir", &self.dir.root())
+            .finish()
+    }
+}
+
+impl Library {
+    /// Opens (creating if needed) the library in a data directory and recovers ingestions that
+    /// a crash interrupted.
+    pub async fn open(dir: DataDir) -> Result<Self, Error> {
+        dir.ensure()?;
+        let settings = dir.load_settings()?;
+        let store = Store::open(&dir.database()).await?;
+        let lib = Self {
+            dir,
+            settings,
+            store,
+            embedder: OnceCell::new(),
+            index: OnceCell::new(),
+            index_maintenance: Mutex::new(()),
+        };
+        lib.recover().await?;
+        Ok(lib)
+    }
+
+    /// Uses this embedder instead of the one the settings describe (the benchmark and tests
+    /// share one loaded model between libraries).
+    pub fn with_embedder(self, embedder: Arc<dyn Embedder>) -> Self {
+        let cell = OnceCell::new();
+        // A fresh cell cannot be full, so this cannot fail.
+        let _ = cell.set(embedder);
+        Self {
+            embedder: cell,
+            ..self
+        }
+    }
+
+    /// The data directory.
+    pub fn data_dir(&self) -> &DataDir {
+        &self.dir
+    }
+
+    /// The settings in force.
+    pub fn settings(&self) -> &Settings {
+        &self.settings
+    }
+
+    /// The SQLite store.
+    pub fn store(&self) -> &Store {
+        &self.store
+    }
+
+    /// Closes the database cleanly.
+    pub async fn close(&self) {
+        self.store.close().await;
+    }
+
+    /// The embedder the settings select, loaded on first use.
+    pub async fn embedder(&self) -> Result<Arc<dyn Embedder>, Error> {
+        let e = self
+            .embedder
+            .get_or_try_init(|| async {
+                let embedder: Arc<dyn Embedder> = match &self.settings.embedder {
+                    EmbedderSettings::Local { .. } => {
+                        let dir = self.dir.model_dir(&self.settings);
+                        let model = tokio::task::spawn_blocking(move || MiniLm::load(&dir))
+                            .await
+                            .map_err(|e| Error::Internal(format!("model loading task: {e}")))??;
+                        Arc::new(model)
+                    }
+                    EmbedderSettings::OpenAi {
+                        base_url,
+                        model,
+                        dimension,
+                    } => {
+                        let key = secrets::get(secrets::EMBEDDINGS_KEY).ok().flatten();
+                        Arc::new(OpenAiEmbedder::new(base_url, model, *dimension, key))
+                    }
+                };
+                Ok::<_, Error>(embedder)
+            })
+            .await?;
+        Ok(e.clone())
+    }
+
+    fn configured_dimension(&self) -> usize {
+        match &self.settings.embedder {
+            EmbedderSettings::Local { .. } => MINILM_DIMENSION,
+            EmbedderSettings::OpenAi { dimension, .. } => *dimension,
+        }
+    }
+
+    /// The chunk index, opened on first use.
+    pub async fn index(&self) -> Result<&ChunkIndex, Error> {
+        let dimension = match self.embedder.get() {
+            Some(e) => e.dimension(),
+            None => self.configured_dimension(),
+        };
+        let uri = self.dir.lancedb().to_string_lossy().into_owned();
+        Ok(self
+            .index
+            .get_or_try_init(|| ChunkIndex::open(&uri, dimension))
+            .await?)
+    }
+
+    /// Fails when the index was built by another model than `embedder`.
+    async fn check_model(&self, embedder: &dyn Embedder) -> Result<(), Error> {
+        match self.store.meta(META_EMBED_MODEL).await? {
+            Some(indexed) if indexed != embedder.model_id() => Err(IndexError::ModelMismatch {
+                indexed,
+                configured: embedder.model_id(),
+            }
+            .into()),
+            _ => Ok(()),
+        }
+    }
+
+    async fn recover(&self) -> Result<(), Error> {
+        let stale = self.store.expired_processing().await?;
+        if stale.is_empty() {
+            return Ok(());
+        }
+        for (profile_id, doc_id) in stale {
+            tracing::warn!(document = %doc_id, "ingestion was interrupted; marking the document failed");
+            if let Ok(index) = self.index().await {
+                if let Err(e) = index.delete_document(&profile_id, &doc_id).await {
+                    tracing::warn!(document = %doc_id, error = %e, "could not remove partial chunks");
+                }
+            }
+            self.store
+                .mark_failed(
+                    &profile_id,
+                    &doc_id,
+                    "ingestion was interrupted (PolicyPal stopped before it finished); add the file again",
+                )
+                .await?;
+        }
+        Ok(())
+    }
+
+    // ------------------------------------------------------------------ profiles
+
+    /// The profile with this name or id.
+    pub async fn profile(&self, name_or_id: &str) -> Result<Profile, Error> {
+        Ok(self.store.profile(name_or_id).await?)
+    }
+
+    /// The profile with this name, created (with empty industry and location) if missing.
+    pub async fn ensure_profile(&self, name: &str) -> Result<Profile, Error> {
+        match self.store.profile(name).await {
+            Err(StoreError::ProfileNotFound(_)) => {
+                match self.store.create_profile(name, "", "").await {
+                    Err(StoreError::ProfileExists(_)) => Ok(self.store.profile(name).await?),
+                    other => Ok(other?),
+                }
+            }
+            other => Ok(other?),
+        }
+    }
+
+    // ------------------------------------------------------------------ ingestion
+
+    /// Ingests one PDF. `progress` is called at every stage and may cancel.
+    pub async fn ingest(
+        &self,
+        profile: &Profile,
+        req: &IngestRequest,
+        progress: &(dyn Fn(&Progress) -> Flow + Send + Sync),
+    ) -> Result<IngestReport, Error> {
+        let file = req
+            .path
+            .file_name()
+            .map(|f| f.to_string_lossy().into_owned())
+            .unwrap_or_else(|| req.path.display().to_string());
+        let report = |stage, done, total| {
+            progress(&Progress {
+                file: file.clone(),
+                stage,
+                done,
+                total,
+            })
+        };
+        let mut timings = StageTimings::default();
+        let started = Instant::now();
+        if report(Stage::Reading, 0, 1) == Flow::Cancel {
+            return Err(Error::Cancelled);
+        }
+        let bytes = read_file(&req.path, self.settings.limits.max_file_bytes).await?;
+        let page_count = ingest::check(&bytes, &self.settings.limits)?;
+        let sha = hex::encode(Sha256::digest(&bytes));
+
+        if let Some(existing) = self.store.document_by_hash(&profile.id, &sha).await? {
+            if existing.status == DocStatus::Failed {
+                // A failed attempt of the same file is replaced by this one.
+                self.delete_document(profile, &existing.id).await?;
+            } else {
+                return Err(Error::Duplicate {
+                    title: existing.label(),
+                    id: existing.id,
+                });
+            }
+        }
+        let title = match &req.title {
+            Some(t) => t.trim().to_owned(),
+            None => Path::new(&file)
+                .file_stem()
+                .map(|s| s.to_string_lossy().trim().to_owned())
+                .unwrap_or_default(),
+        };
+        if title.is_empty()
+            || title.chars().count() > MAX_TITLE_CHARS
+            || title.chars().any(char::is_control)
+        {
+            return Err(Error::InvalidInput(format!(
+                "title {title:?} must be 1–{MAX_TITLE_CHARS} printable characters"
+            )));
+        }
+        let version = req.version.as_deref().unwrap_or("").trim().to_owned();
+        let supersedes = match &req.supersedes {
+            Some(id) => Some(self.store.document(&profile.id, id).await?.id),
+            None => match self.store.latest_with_title(&profile.id, &title).await? {
+                Some(prev) if prev.version.eq_ignore_ascii_case(&version) => {
+                    return Err(Error::TitleVersionExists {
+                        id: prev.id,
+                        title,
+                        version,
+                    });
+                }
+                Some(prev) => Some(prev.id),
+                None => None,
+            },
+        };
+        let set = match &req.set {
+            Some(name) => Some(self.store.ensure_set(&profile.id, name).await?),
+            None => None,
+        };
+        // Model and index before any row exists: a missing model leaves nothing behind.
+        let embedder = self.embedder().await?;
+        self.check_model(embedder.as_ref()).await?;
+        let index = self.index().await?;
+        timings.read_s = started.elapsed().as_secs_f64();
+
+        let lease = Duration::from_secs(self.settings.limits.ingest_lease_secs.max(1));
+        let doc_id = self
+            .store
+            .insert_document(&NewDocument {
+                profile_id: &profile.id,
+                title: &title,
+                version: &version,
+                doc_type: req.doc_type,
+                set_id: set.as_ref().map(|s| s.id.as_str()),
+                file_name: &file,
+                sha256: &sha,
+                supersedes: supersedes.as_deref(),
+                embed_model: &embedder.model_id(),
+                lease,
+            })
+            .await
+            .map_err(|e| match e {
+                InsertError::Duplicate(id) => Error::Duplicate {
+                    id,
+                    title: title.clone(),
+                },
+                InsertError::Store(e) => e.into(),
+            })?;
+        tracing::info!(document = %doc_id, pages = page_count, "ingesting");
+
+        let body = IngestBody {
+            profile,
+            doc_id: &doc_id,
+            set: set.as_ref(),
+            doc_type: req.doc_type,
+            bytes,
+            page_count,
+            embedder: embedder.as_ref(),
+            index,
+            lease,
+        };
+        match self.ingest_body(body, &mut timings, &report).await {
+            Ok(()) => {
+                if self.store.meta(META_EMBED_MODEL).await?.is_none() {
+                    self.store
+                        .set_meta(META_EMBED_MODEL, &embedder.model_id())
+                        .await?;
+                }
+                report(Stage::Done, 1, 1);
+                Ok(IngestReport {
+                    document: self.store.document(&profile.id, &doc_id).await?,
+                    timings,
+                })
+            }
+            Err(e) => {
+                let _ = index.delete_document(&profile.id, &doc_id).await;
+                let _ = tokio::fs::remove_file(self.dir.document_file(&profile.id, &doc_id)).await;
+                if matches!(e, Error::Ingest(_) | Error::Cancelled) {
+                    // Bad input or the user's choice: leave no trace.
+                    let _ = self.store.delete_document(&profile.id, &doc_id).await;
+                } else {
+                    tracing::error!(document = %doc_id, error = %e, "ingestion failed");
+                    let _ = self
+                        .store
+                        .mark_failed(&profile.id, &doc_id, &e.to_string())
+                        .await;
+                }
+                Err(e)
+            }
+        }
+    }
+
+    async fn ingest_body(
+        &self,
+        b: IngestBody<'_>,
+        timings: &mut StageTimings,
+        report: &(dyn Fn(Stage, usize, usize) -> Flow + Send + Sync),
+    ) -> Result<(), Error> {
+        let profile_id = &b.profile.id;
+        // Keep the original so citations can reopen it.
+        let stored = self.dir.document_file(profile_id, b.doc_id);
+        write_atomically(&stored, &b.bytes).await?;
+
+        if report(Stage::Extracting, 0, b.page_count) == Flow::Cancel {
+            return Err(Error::Cancelled);
+        }
+        let prepared = ingest::prepare(
+            Arc::new(b.bytes),
+            &self.settings.limits,
+            self.settings.chunking,
+        )
+        .await?;
+        timings.extract_s = prepared.extract_time.as_secs_f64();
+        timings.chunk_s = prepared.chunk_time.as_secs_f64();
+        if report(
+            Stage::Chunking,
+            prepared.chunks.len(),
+            prepared.chunks.len(),
+        ) == Flow::Cancel
+        {
+            return Err(Error::Cancelled);
+        }
+        self.store
+            .insert_pages(
+                profile_id,
+                b.doc_id,
+                prepared.pages.iter().zip(&prepared.spans).map(|(p, s)| {
+                    (
+                        p.number,
+                        s.char_start,
+                        p.text.as_str(),
+                        p.extractor.as_str(),
+                    )
+                }),
+            )
+            .await?;
+        self.store
+            .set_pages(
+                profile_id,
+                b.doc_id,
+                prepared.pages.len(),
+                &prepared.empty_pages,
+            )
+            .await?;
+
+        let total = prepared.chunks.len();
+        let set_id = b.set.map(|s| s.id.clone()).unwrap_or_default();
+        let mut done = 0;
+        for batch in prepared.chunks.chunks(EMBED_BATCH) {
+            if report(Stage::Embedding, done, total) == Flow::Cancel {
+                return Err(Error::Cancelled);
+            }
+            let texts: Vec<String> = batch.iter().map(|c| c.text.clone()).collect();
+            let t = Instant::now();
+            let embedded = b.embedder.embed(&texts).await?;
+            timings.embed_s += t.elapsed().as_secs_f64();
+            timings.tokens += embedded.tokens;
+            let t = Instant::now();
+            let rows: Vec<ChunkRow> = batch
+                .iter()
+                .zip(embedded.vectors)
+                .map(|(c, vector)| ChunkRow {
+                    chunk_id: format!("{}:{}", b.doc_id, c.index),
+                    profile_id: profile_id.clone(),
+                    document_id: b.doc_id.to_owned(),
+                    set_id: set_id.clone(),
+                    doc_type: b.doc_type.as_str().to_owned(),
+                    page_start: c.page_start,
+                    page_end: c.page_end,
+                    chunk_index: c.index,
+                    char_start: c.char_start as u64,
+                    char_end: c.char_end as u64,
+                    heading: c.heading.clone(),
+                    text: c.text.clone(),
+                    vector,
+                })
+                .collect();
+            b.index.add(&rows).await?;
+            self.store
+                .renew_lease(profile_id, b.doc_id, b.lease)
+                .await?;
+            timings.write_s += t.elapsed().as_secs_f64();
+            done += batch.len();
+        }
+        report(Stage::Embedding, done, total);
+        if report(Stage::Indexing, 0, 1) == Flow::Cancel {
+            return Err(Error::Cancelled);
+        }
+        let t = Instant::now();
+        self.refresh_text_index(b.index).await;
+        self.store.mark_ready(profile_id, b.doc_id, total).await?;
+        timings.write_s += t.elapsed().as_secs_f64();
+        Ok(())
+    }
+
+    /// Merges new rows into the full-text index. A failure is not fatal: unindexed rows are
+    /// still scanned by full-text search, and the next ingestion retries.
+    async fn refresh_text_index(&self, index: &ChunkIndex) {
+        let _guard = self.index_maintenance.lock().await;
+        for attempt in 1..=3 {
+            match index.refresh_text_index().await {
+                Ok(()) => return,
+                Err(e) => {
+                    tracing::warn!(attempt, error = %e, "full-text index refresh failed");
+                    tokio::time::sleep(Duration::from_millis(200 * attempt)).await;
+                }
+            }
+        }
+    }
+
+    // ------------------------------------------------------------------ documents
+
+    /// All documents of a profile, newest first.
+    pub async fn documents(&self, profile: &Profile) -> Result<Vec<Document>, Error> {
+        Ok(self.store.documents(&profile.id).await?)
+    }
+
+    /// One document with details.
+    pub async fn document(&self, profile: &Profile, id: &str) -> Result<DocumentDetails, Error> {
+        let document = self.store.document(&profile.id, id).await?;
+        let indexed_chunks =
+            if document.status == DocStatus::Processing || document.chunk_count == 0 {
+                0
+            } else {
+                self.index()
+                    .await?
+                    .count(&profile.id, Some(&document.id))
+                    .await?
+            };
+        let extractors = self
+            .store
+            .extractor_counts(&profile.id, &document.id)
+            .await?;
+        Ok(DocumentDetails {
+            stored_file: self.dir.document_file(&profile.id, &document.id),
+            document,
+            indexed_chunks,
+            extractors,
+        })
+    }
+
+    /// Deletes a document: its chunks, its stored file and its row.
+    pub async fn delete_document(&self, profile: &Profile, id: &str) -> Result<(), Error> {
+        let doc = self.store.document(&profile.id, id).await?;
+        self.index()
+            .await?
+            .delete_document(&profile.id, &doc.id)
+            .await?;
+        match tokio::fs::remove_file(self.dir.document_file(&profile.id, &doc.id)).await {
+            Ok(()) => {}
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+            Err(source) => {
+                return Err(Error::File {
+                    path: self.dir.document_file(&profile.id, &doc.id),
+                    source,
+                });
+            }
+        }
+        self.store.delete_document(&profile.id, &doc.id).await?;
+        tracing::info!(document = %doc.id, "deleted");
+        Ok(())
+    }
+
+    /// Disables or re-enables a document.
+    pub async fn set_enabled(
+        &self,
+        profile: &Profile,
+        id: &str,
+        enabled: bool,
+    ) -> Result<Document, Error> {
+        let doc = self.store.document(&profile.id, id).await?;
+        if !matches!(doc.status, DocStatus::Ready | DocStatus::Disabled) {
+            return Err(Error::InvalidInput(format!(
+                "document {} is {} and cannot be {}",
+                doc.id,
+                doc.status.as_str(),
+                if enabled { "enabled" } else { "disabled" }
+            )));
+        }
+        Ok(self.store.set_enabled(&profile.id, id, enabled).await?)
+    }
+
+    // ------------------------------------------------------------------ sets
+
+    /// Sets of a profile.
+    pub async fn sets(&self, profile: &Profile) -> Result<Vec<DocSet>, Error> {
+        Ok(self.store.sets(&profile.id).await?)
+    }
+
+    // ------------------------------------------------------------------ search
+
+    /// Resolves which documents a request may search.
+    pub async fn resolve_scope(
+        &self,
+        profile: &Profile,
+        req: &SearchRequest,
+    ) -> Result<Scope, Error> {
+        let mut ids = if req.documents.is_empty() {
+            self.store.searchable_ids(&profile.id).await?
+        } else {
+            let mut ids = Vec::new();
+            for id in &req.documents {
+                let d = self.store.document(&profile.id, id).await?;
+                if !matches!(d.status, DocStatus::Ready | DocStatus::Disabled) {
+                    return Err(Error::InvalidInput(format!(
+                        "document {} is {} and cannot be searched",
+                        d.id,
+                        d.status.as_str()
+                    )));
+                }
+                ids.push(d.id);
+            }
+            ids
+        };
+        if req.set.is_some() || req.doc_type.is_some() {
+            let set_id = match &req.set {
+                Some(name) => Some(self.store.set_by_name(&profile.id, name).await?.id),
+                None => None,
+            };
+            let docs: HashMap<String, Document> = self
+                .store
+                .documents(&profile.id)
+                .await?
+                .into_iter()
+                .map(|d| (d.id.clone(), d))
+                .collect();
+            ids.retain(|id| {
+                docs.get(id).is_some_and(|d| {
+                    set_id.as_ref().is_none_or(|s| d.set_id.as_ref() == Some(s))
+                        && req.doc_type.is_none_or(|t| d.doc_type == t)
+                })
+            });
+        }
+        Ok(Scope {
+            profile_id: profile.id.clone(),
+            document_ids: ids,
+        })
+    }
+
+    /// Hybrid search over the profile's library.
+    pub async fn search(
+        &self,
+        profile: &Profile,
+        req: &SearchRequest,
+    ) -> Result<Vec<SearchResult>, Error> {
+        let query = req.query.trim();
+        if query.is_empty() {
+            return Err(Error::InvalidInput("the search query is empty".into()));
+        }
+        if query.chars().count() > 4000 {
+            return Err(Error::InvalidInput(
+                "the search query is longer than 4,000 characters".into(),
+            ));
+        }
+        if !(1..=100).contains(&req.k) {
+            return Err(Error::InvalidInput(format!(
+                "k must be between 1 and 100 (got {})",
+                req.k
+            )));
+        }
+        let scope = self.resolve_scope(profile, req).await?;
+        if scope.document_ids.is_empty() {
+            return Ok(Vec::new());
+        }
+        let embedder = self.embedder().await?;
+        self.check_model(embedder.as_ref()).await?;
+        let index = self.index().await?;
+        let vector = embedder.embed_query(query).await?;
+        let hits = index.hybrid_search(&scope, query, &vector, req.k).await?;
+        self.label_hits(profile, hits).await
+    }
+
+    async fn label_hits(
+        &self,
+        profile: &Profile,
+        hits: Vec<Hit>,
+    ) -> Result<Vec<SearchResult>, Error> {
+        let mut docs: HashMap<String, (Document, Vec<(u32, usize)>)> = HashMap::new();
+        let mut out = Vec::with_capacity(hits.len());
+        for hit in hits {
+            if !docs.contains_key(&hit.document_id) {
+                let d = self.store.document(&profile.id, &hit.document_id).await?;
+                let starts = self
+                    .store
+                    .page_starts(&profile.id, &hit.document_id)
+                    .await?;
+                docs.insert(hit.document_id.clone(), (d, starts));
+            }
+            let Some((doc, starts)) = docs.get(&hit.document_id) else {
+                continue;
+            };
+            out.push(SearchResult {
+                page: main_page(starts, &hit),
+                title: doc.title.clone(),
+                version: doc.version.clone(),
+                hit,
+            });
+        }
+        Ok(out)
+    }
+
+    /// Re-embeds every document with the configured embedder (after switching models).
+    pub async fn reindex(
+        &self,
+        progress: &(dyn Fn(&Progress) -> Flow + Send + Sync),
+    ) -> Result<usize, Error> {
+        let embedder = self.embedder().await?;
+        let lancedb = self.dir.lancedb();
+        if tokio::fs::try_exists(&lancedb).await.unwrap_or(false) && self.index.get().is_none() {
+            // The old table may have another dimension: start from an empty one.
+            let _ = tokio::fs::remove_dir_all(&lancedb).await;
+        }
+        let index = self.index().await?;
+        let mut count = 0;
+        for profile in self.store.profiles().await? {
+            for doc in self.store.documents(&profile.id).await? {
+                if !matches!(doc.status, DocStatus::Ready | DocStatus::Disabled) {
+                    continue;
+                }
+                index.delete_document(&profile.id, &doc.id).await?;
+                let pages = self.store.page_texts(&profile.id, &doc.id).await?;
+                let (text, spans) = chunk::assemble(&pages);
+                let chunks = chunk::chunk(&text, &spans, self.settings.chunking);
+                let total = chunks.len();
+                for (i, batch) in chunks.chunks(EMBED_BATCH).enumerate() {
+                    if progress(&Progress {
+                        file: doc.label(),
+                        stage: Stage::Embedding,
+                        done: i * EMBED_BATCH,
+                        total,
+                    }) == Flow::Cancel
+                    {
+                        return Err(Error::Cancelled);
+                    }
+                    let texts: Vec<String> = batch.iter().map(|c| c.text.clone()).collect();
+                    let embedded = embedder.embed(&texts).await?;
+                    let rows: Vec<ChunkRow> = batch
+                        .iter()
+                        .zip(embedded.vectors)
+                        .map(|(c, vector)| ChunkRow {
+                            chunk_id: format!("{}:{}", doc.id, c.index),
+                            profile_id: profile.id.clone(),
+                            document_id: doc.id.clone(),
+                            set_id: doc.set_id.clone().unwrap_or_default(),
+                            doc_type: doc.doc_type.as_str().to_owned(),
+                            page_start: c.page_start,
+                            page_end: c.page_end,
+                            chunk_index: c.index,
+                            char_start: c.char_start as u64,
+                            char_end: c.char_end as u64,
+                            heading: c.heading.clone(),
+                            text: c.text.clone(),
+                            vector,
+                        })
+                        .collect();
+                    index.add(&rows).await?;
+                }
+                count += 1;
+            }
+        }
+        self.refresh_text_index(index).await;
+        self.store
+            .set_meta(META_EMBED_MODEL, &embedder.model_id())
+            .await?;
+        Ok(count)
+    }
+}
+
+struct IngestBody<'a> {
+    profile: &'a Profile,
+    doc_id: &'a str,
+    set: Option<&'a DocSet>,
+    doc_type: DocType,
+    bytes: Vec<u8>,
+    page_count: usize,
+    embedder: &'a dyn Embedder,
+    index: &'a ChunkIndex,
+    lease: Duration,
+}
+
+/// The page holding the larger part of a chunk.
+fn main_page(starts: &[(u32, usize)], hit: &Hit) -> u32 {
+    let (s, e) = (hit.char_start as usize, hit.char_end as usize);
+    let mut best = (hit.page_start, 0usize);
+    for (i, &(page, start)) in starts.iter().enumerate() {
+        let end = starts.get(i + 1).map_or(usize::MAX, |&(_, next)| next);
+        let overlap = e.min(end).saturating_sub(s.max(start));
+        if overlap > best.1 {
+            best = (page, overlap);
+        }
+    }
+    best.0
+}
+
+async fn read_file(path: &Path, max: u64) -> Result<Vec<u8>, Error> {
+    let file_err = |source| Error::File {
+        path: path.to_path_buf(),
+        source,
+    };
+    let meta = tokio::fs::metadata(path).await.map_err(file_err)?;
+    if !meta.is_file() {
+        return Err(Error::InvalidInput(format!(
+            "{} is not a file",
+            path.display()
+        )));
+    }
+    if meta.len() > max {
+        return Err(IngestError::TooLarge {
+            bytes: meta.len(),
+            max,
+        }
+        .into());
+    }
+    tokio::fs::read(path).await.map_err(file_err)
+}
+
+async fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), Error> {
+    let err = |source| Error::File {
+        path: path.to_path_buf(),
+        source,
+    };
+    if let Some(parent) = path.parent() {
+        tokio::fs::create_dir_all(parent).await.map_err(err)?;
+    }
+    let tmp = path.with_extension("pdf.partial");
+    tokio::fs::write(&tmp, bytes).await.map_err(err)?;
+    tokio::fs::rename(&tmp, path).await.map_err(err)
+}
+
+/// True when `e` means the embedding model is not installed.
+pub fn is_model_missing(e: &Error) -> bool {
+    matches!(e, Error::Embed(EmbedError::ModelMissing { .. }))
+}

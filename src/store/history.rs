@@ -1,0 +1,311 @@
+//! Conversations, messages and agent checkpoints in SQLite.
+//!
+//! Owns: the SQL of the agent's memory. Every statement is scoped by profile. Messages have
+//! caller-supplied ids (idempotency: the same id twice is one message). Must not: interpret
+//! message content or checkpoint state (they are opaque JSON here).
+
+use serde::{Deserialize, Serialize};
+use sqlx::FromRow;
+
+use super::{Store, StoreError, now};
+
+/// A conversation (thread).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, FromRow)]
+pub struct Conversation {
+    /// Thread id.
+    pub id: String,
+    /// Title (from the first message, or renamed).
+    pub title: String,
+    /// Archived threads are hidden from the default list.
+    pub archived: bool,
+    /// Creation time.
+    pub created_at: String,
+    /// Last activity.
+    pub updated_at: String,
+    /// First characters of the last message.
+    pub preview: Option<String>,
+}
+
+/// A stored message; the structured fields are JSON documents owned by the agent.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, FromRow)]
+pub struct MessageRow {
+    /// Message id (caller-supplied for user messages).
+    pub id: String,
+    /// Thread.
+    pub conversation_id: String,
+    /// `user`, `assistant` or `system`.
+    pub role: String,
+    /// Text shown.
+    pub content: String,
+    /// Action of the turn.
+    pub action: Option<String>,
+    /// Citations (JSON array).
+    pub citations: String,
+    /// Confidence (JSON).
+    pub confidence: Option<String>,
+    /// Audit findings (JSON).
+    pub audit: Option<String>,
+    /// Token usage and cost (JSON).
+    pub usage: Option<String>,
+    /// Retrieval metadata (JSON).
+    pub retrieval: Option<String>,
+    /// Creation time.
+    pub created_at: String,
+}
+
+/// A message to store.
+#[derive(Debug, Clone, Default)]
+pub struct NewMessage<'a> {
+    /// Id (idempotency key).
+    pub id: &'a str,
+    /// Thread.
+    pub conversation_id: &'a str,
+    /// Role.
+    pub role: &'a str,
+    /// Text.
+    pub content: &'a str,
+    /// Action.
+    pub action: Option<&'a str>,
+    /// Citations JSON.
+    pub citations: &'a str,
+    /// Confidence JSON.
+    pub confidence: Option<&'a str>,
+    /// Audit JSON.
+    pub audit: Option<&'a str>,
+    /// Usage JSON.
+    pub usage: Option<&'a str>,
+    /// Retrieval JSON.
+    pub retrieval: Option<&'a str>,
+}
+
+/// A checkpoint row.
+#[derive(Debug, Clone, FromRow)]
+pub struct CheckpointRow {
+    /// Checkpoint id.
+    pub id: String,
+    /// Run it belongs to.
+    pub run_id: String,
+    /// The node to run next.
+    pub node: String,
+    /// Format version of `state`.
+    pub format_version: i64,
+    /// Serialised run state.
+    pub state: String,
+}
+
+const CONVERSATION_SELECT: &str = "SELECT c.id, c.title, c.archived != 0 AS archived, c.created_at, c.updated_at, \
+     (SELECT substr(m.content, 1, 120) FROM messages m WHERE m.conversation_id = c.id AND m.profile_id = c.profile_id \
+        ORDER BY m.created_at DESC, m.rowid DESC LIMIT 1) AS preview \
+     FROM conversations c";
+
+impl Store {
+    /// Creates a conversation with this id if it does not exist; returns it.
+    pub async fn ensure_conversation(
+        &self,
+        profile_id: &str,
+        id: &str,
+        title: &str,
+    ) -> Result<Conversation, StoreError> {
+        let ts = now();
+        sqlx::query(
+            "INSERT INTO conversations(id, profile_id, title, created_at, updated_at) VALUES (?, ?, ?, ?, ?) \
+             ON CONFLICT(id) DO NOTHING",
+        )
+        .bind(id)
+        .bind(profile_id)
+        .bind(title)
+        .bind(&ts)
+        .bind(&ts)
+        .execute(&self.pool)
+        .await?;
+        self.conversation(profile_id, id).await
+    }
+
+    /// One conversation of a profile.
+    pub async fn conversation(&self, profile_id: &str, id: &str) -> Result<Conversation, StoreError> {
+        let sql = format!("{CONVERSATION_SELECT} WHERE c.profile_id = ? AND c.id = ?");
+        sqlx::query_as::<_, Conversation>(&sql)
+            .bind(profile_id)
+            .bind(id)
+            .fetch_optional(&self.pool)
+            .await?
+            .ok_or_else(|| StoreError::ConversationNotFound(id.to_owned()))
+    }
+
+    /// Conversations newest first, `limit` at a time, after the cursor `(updated_at, id)`.
+    pub async fn conversations(
+        &self,
+        profile_id: &str,
+        include_archived: bool,
+        before: Option<(&str, &str)>,
+        limit: u32,
+    ) -> Result<Vec<Conversation>, StoreError> {
+        let sql = format!(
+            "{CONVERSATION_SELECT} WHERE c.profile_id = ? AND (? OR c.archived = 0) \
+             AND (? IS NULL OR c.updated_at < ? OR (c.updated_at = ? AND c.id < ?)) \
+             ORDER BY c.updated_at DESC, c.id DESC LIMIT ?"
+        );
+        let (ts, id) = before.unzip();
+        Ok(sqlx::query_as::<_, Conversation>(&sql)
+            .bind(profile_id)
+            .bind(include_archived)
+            .bind(ts)
+            .bind(ts)
+            .bind(ts)
+            .bind(id)
+            .bind(i64::from(limit))
+            .fetch_all(&self.pool)
+            .await?)
+    }
+
+    /// Renames a conversation.
+    pub async fn rename_conversation(&self, profile_id: &str, id: &str, title: &str) -> Result<(), StoreError> {
+        let n = sqlx::query("UPDATE conversations SET title = ? WHERE id = ? AND profile_id = ?")
+            .bind(title.trim())
+            .bind(id)
+            .bind(profile_id)
+            .execute(&self.pool)
+            .await?
+            .rows_affected();
+        if n == 0 {
+            return Err(StoreError::ConversationNotFound(id.to_owned()));
+        }
+        Ok(())
+    }
+
+    /// Archives or restores a conversation.
+    pub async fn archive_conversation(&self, profile_id: &str, id: &str, archived: bool) -> Result<(), StoreError> {
+        let n = sqlx::query("UPDATE conversations SET archived = ? WHERE id = ? AND profile_id = ?")
+            .bind(archived)
+            .bind(id)
+            .bind(profile_id)
+            .execute(&self.pool)
+            .await?
+            .rows_affected();
+        if n == 0 {
+            return Err(StoreError::ConversationNotFound(id.to_owned()));
+        }
+        Ok(())
+    }
+
+    /// Stores a message unless one with this id exists; returns whether it was new.
+    pub async fn insert_message(&self, profile_id: &str, m: &NewMessage<'_>) -> Result<bool, StoreError> {
+        self.write_message(profile_id, m, false).await
+    }
+
+    /// Stores a message, replacing the one with this id in the same profile and thread (an
+    /// assistant reply that a resumed run completes).
+    pub async fn upsert_message(&self, profile_id: &str, m: &NewMessage<'_>) -> Result<bool, StoreError> {
+        self.write_message(profile_id, m, true).await
+    }
+
+    async fn write_message(&self, profile_id: &str, m: &NewMessage<'_>, replace: bool) -> Result<bool, StoreError> {
+        let ts = now();
+        let conflict = if replace {
+            "ON CONFLICT(id) DO UPDATE SET content = excluded.content, action = excluded.action, \
+             citations = excluded.citations, confidence = excluded.confidence, audit = excluded.audit, \
+             usage = excluded.usage, retrieval = excluded.retrieval \
+             WHERE messages.profile_id = excluded.profile_id AND messages.conversation_id = excluded.conversation_id"
+        } else {
+            "ON CONFLICT(id) DO NOTHING"
+        };
+        let sql = format!(
+            "INSERT INTO messages(id, profile_id, conversation_id, role, content, action, citations, confidence, audit, usage, retrieval, created_at) \
+             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) {conflict}"
+        );
+        let n = sqlx::query(&sql)
+        .bind(m.id)
+        .bind(profile_id)
+        .bind(m.conversation_id)
+        .bind(m.role)
+        .bind(m.content)
+        .bind(m.action)
+        .bind(m.citations)
+        .bind(m.confidence)
+        .bind(m.audit)
+        .bind(m.usage)
+        .bind(m.retrieval)
+        .bind(&ts)
+        .execute(&self.pool)
+        .await?
+        .rows_affected();
+        sqlx::query("UPDATE conversations SET updated_at = ? WHERE id = ? AND profile_id = ?")
+            .bind(&ts)
+            .bind(m.conversation_id)
+            .bind(profile_id)
+            .execute(&self.pool)
+            .await?;
+        Ok(n > 0)
+    }
+
+    /// One message of a profile.
+    pub async fn message(&self, profile_id: &str, id: &str) -> Result<Option<MessageRow>, StoreError> {
+        Ok(sqlx::query_as::<_, MessageRow>(
+            "SELECT id, conversation_id, role, content, action, citations, confidence, audit, usage, retrieval, created_at \
+             FROM messages WHERE profile_id = ? AND id = ?",
+        )
+        .bind(profile_id)
+        .bind(id)
+        .fetch_optional(&self.pool)
+        .await?)
+    }
+
+    /// Messages of a thread in order.
+    pub async fn messages(&self, profile_id: &str, conversation_id: &str) -> Result<Vec<MessageRow>, StoreError> {
+        Ok(sqlx::query_as::<_, MessageRow>(
+            "SELECT id, conversation_id, role, content, action, citations, confidence, audit, usage, retrieval, created_at \
+             FROM messages WHERE profile_id = ? AND conversation_id = ? ORDER BY created_at, rowid",
+        )
+        .bind(profile_id)
+        .bind(conversation_id)
+        .fetch_all(&self.pool)
+        .await?)
+    }
+
+    /// Appends a checkpoint.
+    #[allow(clippy::too_many_arguments)]
+    pub async fn save_checkpoint(
+        &self,
+        profile_id: &str,
+        conversation_id: &str,
+        run_id: &str,
+        parent_id: Option<&str>,
+        node: &str,
+        format_version: i64,
+        state: &str,
+    ) -> Result<String, StoreError> {
+        let id = uuid::Uuid::now_v7().to_string();
+        sqlx::query(
+            "INSERT INTO checkpoints(id, profile_id, conversation_id, run_id, parent_id, node, format_version, state, created_at) \
+             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        )
+        .bind(&id)
+        .bind(profile_id)
+        .bind(conversation_id)
+        .bind(run_id)
+        .bind(parent_id)
+        .bind(node)
+        .bind(format_version)
+        .bind(state)
+        .bind(now())
+        .execute(&self.pool)
+        .await?;
+        Ok(id)
+    }
+
+    /// The newest checkpoint of a thread.
+    pub async fn latest_checkpoint(
+        &self,
+        profile_id: &str,
+        conversation_id: &str,
+    ) -> Result<Option<CheckpointRow>, StoreError> {
+        Ok(sqlx::query_as::<_, CheckpointRow>(
+            "SELECT id, run_id, node, format_version, state FROM checkpoints \
+             WHERE profile_id = ? AND conversation_id = ? ORDER BY id DESC LIMIT 1",
+        )
+        .bind(profile_id)
+        .bind(conversation_id)
+        .fetch_optional(&self.pool)
+        .await?)
+    }
+}

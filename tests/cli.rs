@@ -1,0 +1,209 @@
+//! The `policypal` binary end to end: JSON output, exit codes, and a real kill mid-ingestion.
+
+use std::io::{BufRead, BufReader};
+use std::path::Path;
+use std::process::{Command, Output, Stdio};
+use std::time::Duration;
+
+use serde_json::Value;
+
+use crate::common::{fixture, make_pdf, model_dir, prose_pages, write};
+
+fn pp(data: &Path) -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_policypal"));
+    c.arg("--data-dir")
+        .arg(data)
+        .env("POLICYPAL_MODEL_DIR", model_dir())
+        .env_remove("POLICYPAL_PROFILE");
+    c
+}
+
+fn run(data: &Path, args: &[&str]) -> (i32, Value) {
+    let out: Output = pp(data).args(args).arg("--json").output().unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let v = serde_json::from_str(&stdout).unwrap_or_else(|e| {
+        panic!(
+            "{args:?}: {e}: {stdout} / {}",
+            String::from_utf8_lossy(&out.stderr)
+        )
+    });
+    (out.status.code().unwrap(), v)
+}
+
+#[test]
+fn the_issue_walkthrough_works_with_stable_json() {
+    let tmp = tempfile::tempdir().unwrap();
+    let d = tmp.path();
+    let (code, v) = run(
+        d,
+        &[
+            "profiles",
+            "create",
+            "alice",
+            "--industry",
+            "Banking",
+            "--location",
+            "Malaysia",
+        ],
+    );
+    assert_eq!(code, 0);
+    assert_eq!(v["name"], "alice");
+    assert_eq!(v["industry"], "Banking");
+
+    let f = fixture("capital-2024.pdf");
+    let (code, v) = run(
+        d,
+        &[
+            "--profile",
+            "alice",
+            "ingest",
+            f.to_str().unwrap(),
+            "--title",
+            "Capital Guidelines",
+            "--version",
+            "2024",
+            "--type",
+            "regulatory",
+            "--set",
+            "Bank Negara",
+        ],
+    );
+    assert_eq!(code, 0, "{v}");
+    assert_eq!(v[0]["ok"], true);
+    let id = v[0]["document"]["id"].as_str().unwrap().to_owned();
+    assert_eq!(v[0]["document"]["status"], "ready");
+    assert_eq!(v[0]["document"]["set_name"], "Bank Negara");
+
+    let (code, v) = run(d, &["--profile", "alice", "docs", "list"]);
+    assert_eq!(code, 0);
+    assert_eq!(v.as_array().unwrap().len(), 1);
+    assert_eq!(v[0]["title"], "Capital Guidelines");
+    assert_eq!(v[0]["version"], "2024");
+    assert_eq!(v[0]["page_count"], 3);
+
+    let (code, v) = run(
+        d,
+        &[
+            "--profile",
+            "alice",
+            "search",
+            "minimum capital ratio",
+            "--set",
+            "Bank Negara",
+            "-k",
+            "5",
+        ],
+    );
+    assert_eq!(code, 0);
+    let hits = v.as_array().unwrap();
+    assert!(!hits.is_empty() && hits.len() <= 5);
+    assert_eq!(hits[0]["document_id"], id.as_str());
+    assert!(hits[0]["page"].as_u64().unwrap() >= 1);
+    assert!(
+        hits[0]["text"]
+            .as_str()
+            .unwrap()
+            .to_lowercase()
+            .contains("capital")
+    );
+
+    let (code, v) = run(d, &["--profile", "alice", "sets", "list"]);
+    assert_eq!(code, 0);
+    assert_eq!(v[0]["document_count"], 1);
+
+    let (code, _) = run(d, &["--profile", "alice", "docs", "delete", &id]);
+    assert_eq!(code, 0);
+    let (_, v) = run(d, &["--profile", "alice", "docs", "list"]);
+    assert!(v.as_array().unwrap().is_empty());
+}
+
+#[test]
+fn exit_codes_distinguish_bad_input_from_environment_problems() {
+    let tmp = tempfile::tempdir().unwrap();
+    let d = tmp.path();
+    let (code, v) = run(d, &["--profile", "nobody", "docs", "list"]);
+    assert_eq!(code, 2);
+    assert_eq!(v["error"]["kind"], "not_found");
+
+    let bad = fixture("not-a-pdf.pdf");
+    let good = fixture("retention-policy.pdf");
+    let (code, v) = run(
+        d,
+        &["ingest", bad.to_str().unwrap(), good.to_str().unwrap()],
+    );
+    assert_eq!(code, 2, "{v}");
+    assert_eq!(v[0]["ok"], false);
+    assert_eq!(v[0]["error"]["kind"], "unsupported_pdf");
+    assert_eq!(v[1]["ok"], true, "one bad file does not stop the others");
+
+    let (code, v) = run(d, &["ingest", good.to_str().unwrap()]);
+    assert_eq!(code, 2);
+    assert_eq!(v[0]["error"]["kind"], "duplicate");
+
+    // Usage errors are bad input too.
+    let out = pp(d).args(["search"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+
+    // A missing model is the environment's fault: exit 3.
+    let out = pp(d)
+        .env("POLICYPAL_MODEL_DIR", d.join("missing-model"))
+        .args([
+            "--json",
+            "ingest",
+            fixture("capital-2024.pdf").to_str().unwrap(),
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(3));
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v[0]["error"]["kind"], "model_missing");
+}
+
+#[test]
+fn killing_the_process_mid_ingestion_leaves_no_half_document() {
+    let tmp = tempfile::tempdir().unwrap();
+    let d = tmp.path();
+    std::fs::write(
+        d.join("settings.json"),
+        r#"{"limits": {"ingest_lease_secs": 1}}"#,
+    )
+    .unwrap();
+    let big = write(d, "big.pdf", &make_pdf(&prose_pages(80, "capital")));
+    let mut child = pp(d)
+        .args(["--json", "ingest", big.to_str().unwrap()])
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let stderr = BufReader::new(child.stderr.take().unwrap());
+    let mut killed = false;
+    for line in stderr.lines() {
+        let line = line.unwrap();
+        let Ok(v) = serde_json::from_str::<Value>(&line) else {
+            continue;
+        };
+        if v["progress"]["stage"] == "embedding" && v["progress"]["done"].as_u64().unwrap_or(0) > 0
+        {
+            child.kill().unwrap();
+            killed = true;
+            break;
+        }
+    }
+    child.wait().unwrap();
+    assert!(killed, "the ingestion finished before it could be killed");
+    std::thread::sleep(Duration::from_millis(1500));
+
+    // The next start recovers: the document is failed, and none of its chunks are searchable.
+    let (code, v) = run(d, &["docs", "list"]);
+    assert_eq!(code, 0);
+    assert_eq!(v[0]["status"], "failed", "{v}");
+    assert!(v[0]["error"].as_str().unwrap().contains("interrupted"));
+    let (_, hits) = run(d, &["search", "capital rule number 105"]);
+    assert!(hits.as_array().unwrap().is_empty(), "{hits}");
+    // Adding the file again replaces the failed attempt.
+    let (code, v) = run(d, &["ingest", big.to_str().unwrap()]);
+    assert_eq!(code, 0, "{v}");
+    let (_, v) = run(d, &["docs", "list"]);
+    assert_eq!(v.as_array().unwrap().len(), 1);
+    assert_eq!(v[0]["status"], "ready");
+}

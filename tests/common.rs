@@ -1,0 +1,166 @@
+//! Shared helpers: the real model (loaded once), fixtures, throw-away libraries and PDFs built
+//! with lopdf.
+
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, OnceLock};
+
+use policypal::config::{DataDir, EmbedderSettings, Settings};
+use policypal::embed::minilm::MiniLm;
+use policypal::store::{DocType, Profile};
+use policypal::{Flow, IngestReport, IngestRequest, Library, Progress};
+
+/// The model directory: `$POLICYPAL_MODEL_DIR`, else `models/all-MiniLM-L6-v2` in the repo.
+pub fn model_dir() -> PathBuf {
+    std::env::var_os("POLICYPAL_MODEL_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("models/all-MiniLM-L6-v2"))
+}
+
+/// The real all-MiniLM-L6-v2, loaded once per test binary.
+pub fn model() -> Arc<MiniLm> {
+    static MODEL: OnceLock<Arc<MiniLm>> = OnceLock::new();
+    MODEL
+        .get_or_init(|| {
+            Arc::new(MiniLm::load(&model_dir()).unwrap_or_else(|e| {
+                panic!("the tests need the real model; run scripts/test.sh to fetch it: {e}")
+            }))
+        })
+        .clone()
+}
+
+/// A fixture PDF.
+pub fn fixture(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures")
+        .join(name)
+}
+
+/// A library in a temporary data directory, sharing the loaded model.
+pub struct TestLib {
+    /// Keeps the directory alive.
+    pub tmp: tempfile::TempDir,
+    /// The library.
+    pub lib: Library,
+}
+
+impl TestLib {
+    pub async fn new() -> Self {
+        Self::with_settings(Settings::default()).await
+    }
+
+    pub async fn with_settings(mut settings: Settings) -> Self {
+        let tmp = tempfile::tempdir().unwrap();
+        if settings.embedder == (EmbedderSettings::Local { model_dir: None }) {
+            settings.embedder = EmbedderSettings::Local {
+                model_dir: Some(model_dir()),
+            };
+        }
+        let dir = DataDir::at(tmp.path());
+        dir.ensure().unwrap();
+        dir.save_settings(&settings).unwrap();
+        let lib = Library::open(dir).await.unwrap().with_embedder(model());
+        Self { tmp, lib }
+    }
+
+    /// Opens the same data directory again (as a restart would).
+    pub async fn reopen(self) -> Self {
+        self.lib.close().await;
+        let dir = DataDir::at(self.tmp.path());
+        let lib = Library::open(dir).await.unwrap().with_embedder(model());
+        Self { tmp: self.tmp, lib }
+    }
+
+    pub async fn profile(&self, name: &str) -> Profile {
+        self.lib.ensure_profile(name).await.unwrap()
+    }
+
+    pub fn dir(&self) -> &Path {
+        self.tmp.path()
+    }
+}
+
+/// An ingestion request with defaults.
+pub fn request(path: impl Into<PathBuf>) -> IngestRequest {
+    IngestRequest {
+        path: path.into(),
+        title: None,
+        version: None,
+        doc_type: DocType::Regulatory,
+        set: None,
+        supersedes: None,
+    }
+}
+
+/// Ingests without progress reporting.
+pub async fn ingest(
+    lib: &Library,
+    profile: &Profile,
+    req: IngestRequest,
+) -> Result<IngestReport, policypal::Error> {
+    lib.ingest(profile, &req, &|_: &Progress| Flow::Continue)
+        .await
+}
+
+/// A PDF whose pages hold the given lines of text (Helvetica, one text object per page).
+pub fn make_pdf(pages: &[String]) -> Vec<u8> {
+    use lopdf::content::{Content, Operation};
+    use lopdf::{Document, Object, Stream, dictionary};
+    let mut doc = Document::with_version("1.5");
+    let pages_id = doc.new_object_id();
+    let font_id = doc.add_object(dictionary! {
+        "Type" => "Font", "Subtype" => "Type1", "BaseFont" => "Helvetica",
+    });
+    let resources_id = doc.add_object(dictionary! { "Font" => dictionary! { "F1" => font_id } });
+    let mut kids: Vec<Object> = Vec::new();
+    for text in pages {
+        let mut ops = vec![
+            Operation::new("BT", vec![]),
+            Operation::new("Tf", vec!["F1".into(), 10.into()]),
+            Operation::new("TL", vec![12.into()]),
+            Operation::new("Td", vec![40.into(), 800.into()]),
+        ];
+        for line in text.lines() {
+            ops.push(Operation::new("Tj", vec![Object::string_literal(line)]));
+            ops.push(Operation::new("T*", vec![]));
+        }
+        ops.push(Operation::new("ET", vec![]));
+        let content = Content { operations: ops };
+        let content_id = doc.add_object(Stream::new(dictionary! {}, content.encode().unwrap()));
+        let page_id = doc.add_object(dictionary! {
+            "Type" => "Page", "Parent" => pages_id, "Contents" => content_id,
+        });
+        kids.push(page_id.into());
+    }
+    let count = i64::try_from(kids.len()).unwrap();
+    doc.objects.insert(
+        pages_id,
+        Object::Dictionary(dictionary! {
+            "Type" => "Pages", "Kids" => kids, "Count" => count, "Resources" => resources_id,
+            "MediaBox" => vec![0.into(), 0.into(), 595.into(), 842.into()],
+        }),
+    );
+    let catalog_id = doc.add_object(dictionary! { "Type" => "Catalog", "Pages" => pages_id });
+    doc.trailer.set("Root", catalog_id);
+    let mut buf = Vec::new();
+    doc.save_to(&mut buf).unwrap();
+    buf
+}
+
+/// Writes bytes to a file in `dir` and returns its path.
+pub fn write(dir: &Path, name: &str, bytes: &[u8]) -> PathBuf {
+    let p = dir.join(name);
+    std::fs::write(&p, bytes).unwrap();
+    p
+}
+
+/// `n` pages of distinct, sentence-like text (enough for several chunks per page).
+pub fn prose_pages(n: usize, topic: &str) -> Vec<String> {
+    (1..=n)
+        .map(|p| {
+            (1..=30)
+                .map(|l| format!("Page {p} line {l}: the {topic} rule number {} requires careful review by the officer.", p * 100 + l))
+                .collect::<Vec<_>>()
+                .join("\n")
+        })
+        .collect()
+}

@@ -1,0 +1,209 @@
+//! Ingestion: pages, chunks, offsets, headings, the fallback extractor.
+
+use policypal::ErrorKind;
+use policypal::store::DocStatus;
+
+use crate::common::{TestLib, fixture, ingest, make_pdf, request, write};
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn chunks_map_back_to_exact_pages_and_offsets() {
+    let t = TestLib::new().await;
+    let p = t.profile("alice").await;
+    let doc = ingest(&t.lib, &p, request(fixture("capital-2024.pdf")))
+        .await
+        .unwrap()
+        .document;
+    assert_eq!(doc.status, DocStatus::Ready);
+    assert_eq!(doc.page_count, 3);
+    assert!(doc.chunk_count >= 4, "chunks: {}", doc.chunk_count);
+    assert!(doc.empty_pages.is_empty());
+
+    // The document text is the pages joined by a blank line; every chunk is a verbatim slice
+    // of it, and its page span matches where its offsets fall.
+    let pages = t.lib.store().page_texts(&p.id, &doc.id).await.unwrap();
+    let starts = t.lib.store().page_starts(&p.id, &doc.id).await.unwrap();
+    let text: Vec<char> = pages
+        .iter()
+        .map(|(_, t)| t.as_str())
+        .collect::<Vec<_>>()
+        .join("\n\n")
+        .chars()
+        .collect();
+    let page_of = |off: u64| {
+        starts
+            .iter()
+            .rev()
+            .find(|(_, s)| *s as u64 <= off)
+            .map(|(p, _)| *p)
+            .unwrap()
+    };
+    let rows = t
+        .lib
+        .index()
+        .await
+        .unwrap()
+        .rows(&p.id, &doc.id)
+        .await
+        .unwrap();
+    assert_eq!(rows.len() as i64, doc.chunk_count);
+    for r in &rows {
+        let slice: String = text[r.char_start as usize..r.char_end as usize]
+            .iter()
+            .collect();
+        assert_eq!(slice, r.text, "chunk {}", r.chunk_index);
+        assert_eq!(r.page_start, page_of(r.char_start));
+        assert_eq!(r.page_end, page_of(r.char_end - 1));
+        assert!(r.text.chars().count() <= 1000);
+        assert_eq!(r.vector.len(), 384);
+    }
+    // Known quotes sit on the physical page a PDF viewer shows them on.
+    for (quote, page) in [
+        ("minimum total capital ratio of 8", 1),
+        ("zephyrine reserve test described in Appendix A", 2),
+        ("not exceeding one million ringgit", 3),
+    ] {
+        let (p_no, ptext) = pages
+            .iter()
+            .find(|(_, t)| t.contains(quote))
+            .unwrap_or_else(|| panic!("{quote}"));
+        assert_eq!(*p_no, page, "{quote}");
+        assert!(!ptext.is_empty());
+    }
+    // Heading paths are kept per chunk.
+    let ratio = rows
+        .iter()
+        .find(|r| r.text.contains("minimum total capital ratio of 8"))
+        .unwrap();
+    assert!(
+        ratio.heading.starts_with("Section 2 Capital Requirements"),
+        "{}",
+        ratio.heading
+    );
+    // The original file is kept for citations.
+    let details = t.lib.document(&p, &doc.id).await.unwrap();
+    assert_eq!(
+        std::fs::read(&details.stored_file).unwrap(),
+        std::fs::read(fixture("capital-2024.pdf")).unwrap()
+    );
+    assert_eq!(details.indexed_chunks as i64, doc.chunk_count);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn ghostscript_made_pdfs_keep_their_body_text() {
+    // enscript + ps2pdf output is where pdf-extract has dropped body text; whichever
+    // extractor reads it, every page must carry the body.
+    let t = TestLib::new().await;
+    let p = t.profile("alice").await;
+    let doc = ingest(&t.lib, &p, request(fixture("retention-policy.pdf")))
+        .await
+        .unwrap()
+        .document;
+    let page = t
+        .lib
+        .store()
+        .page_text(&p.id, &doc.id, 1)
+        .await
+        .unwrap()
+        .unwrap();
+    assert!(
+        page.contains("Call recordings with customers are retained for ninety days"),
+        "{page}"
+    );
+    let details = t.lib.document(&p, &doc.id).await.unwrap();
+    assert_eq!(details.extractors.values().sum::<usize>(), 1);
+    assert!(!details.extractors.contains_key("none"));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn pages_without_text_are_reported_and_skipped() {
+    let t = TestLib::new().await;
+    let p = t.profile("alice").await;
+    let mut pages = crate::common::prose_pages(3, "retention");
+    pages[1] = String::new();
+    let f = write(t.dir(), "gap.pdf", &make_pdf(&pages));
+    let doc = ingest(&t.lib, &p, request(f)).await.unwrap().document;
+    assert_eq!(doc.empty_pages, vec![2]);
+    let rows = t
+        .lib
+        .index()
+        .await
+        .unwrap()
+        .rows(&p.id, &doc.id)
+        .await
+        .unwrap();
+    assert!(rows.iter().all(|r| r.page_start != 2 || r.page_end != 2));
+    assert!(rows.iter().any(|r| r.page_start == 3));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn progress_reports_every_stage_and_cancel_leaves_nothing() {
+    use policypal::{Flow, Progress, Stage};
+    use std::sync::Mutex;
+    let t = TestLib::new().await;
+    let p = t.profile("alice").await;
+    let f = write(
+        t.dir(),
+        "long.pdf",
+        &make_pdf(&crate::common::prose_pages(40, "capital")),
+    );
+
+    let seen = Mutex::new(Vec::new());
+    let report = t
+        .lib
+        .ingest(&p, &request(&f), &|pr: &Progress| {
+            seen.lock().unwrap().push((pr.stage, pr.done, pr.total));
+            Flow::Continue
+        })
+        .await
+        .unwrap();
+    let seen = seen.into_inner().unwrap();
+    for stage in [
+        Stage::Reading,
+        Stage::Extracting,
+        Stage::Chunking,
+        Stage::Embedding,
+        Stage::Indexing,
+        Stage::Done,
+    ] {
+        assert!(
+            seen.iter().any(|s| s.0 == stage),
+            "{stage:?} missing in {seen:?}"
+        );
+    }
+    let total = report.document.chunk_count as usize;
+    assert!(seen.contains(&(Stage::Embedding, total, total)));
+    assert!(report.timings.tokens > 0);
+
+    // Cancel once the first batch of chunks is written.
+    t.lib
+        .delete_document(&p, &report.document.id)
+        .await
+        .unwrap();
+    let err = t
+        .lib
+        .ingest(&p, &request(&f), &|pr: &Progress| {
+            if pr.stage == Stage::Embedding && pr.done > 0 {
+                Flow::Cancel
+            } else {
+                Flow::Continue
+            }
+        })
+        .await
+        .unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::Cancelled);
+    assert!(t.lib.documents(&p).await.unwrap().is_empty());
+    assert_eq!(
+        t.lib
+            .index()
+            .await
+            .unwrap()
+            .count(&p.id, None)
+            .await
+            .unwrap(),
+        0
+    );
+    let files: Vec<_> = std::fs::read_dir(t.dir().join("files").join(&p.id))
+        .unwrap()
+        .collect();
+    assert!(files.is_empty(), "stored files left: {files:?}");
+}

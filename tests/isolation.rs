@@ -1,0 +1,123 @@
+//! Profile isolation: one profile never sees another's documents, sets, chunks or files.
+
+use policypal::{ErrorKind, SearchRequest};
+
+use crate::common::{TestLib, fixture, ingest, request};
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_profiles_with_the_same_file_never_see_each_other() {
+    let t = TestLib::new().await;
+    let alice = t.profile("alice").await;
+    let bob = t.profile("bob").await;
+    let mut r = request(fixture("capital-2024.pdf"));
+    r.set = Some("Shared name".into());
+    let a = ingest(&t.lib, &alice, r.clone()).await.unwrap().document;
+    // The same file is not a duplicate across profiles.
+    let b = ingest(&t.lib, &bob, r).await.unwrap().document;
+    assert_ne!(a.id, b.id);
+    let only_alice = ingest(&t.lib, &alice, request(fixture("retention-policy.pdf")))
+        .await
+        .unwrap()
+        .document;
+
+    let ids =
+        |docs: Vec<policypal::store::Document>| docs.into_iter().map(|d| d.id).collect::<Vec<_>>();
+    assert_eq!(
+        ids(t.lib.documents(&bob).await.unwrap()),
+        vec![b.id.clone()]
+    );
+    assert_eq!(t.lib.documents(&alice).await.unwrap().len(), 2);
+
+    // Another profile's document is simply not found, by every path.
+    assert_eq!(
+        t.lib.document(&bob, &a.id).await.unwrap_err().kind(),
+        ErrorKind::NotFound
+    );
+    assert_eq!(
+        t.lib
+            .delete_document(&bob, &only_alice.id)
+            .await
+            .unwrap_err()
+            .kind(),
+        ErrorKind::NotFound
+    );
+    assert_eq!(
+        t.lib
+            .set_enabled(&bob, &a.id, false)
+            .await
+            .unwrap_err()
+            .kind(),
+        ErrorKind::NotFound
+    );
+    let err = t
+        .lib
+        .search(
+            &bob,
+            &SearchRequest {
+                query: "capital".into(),
+                k: 5,
+                documents: vec![only_alice.id.clone()],
+                ..Default::default()
+            },
+        )
+        .await
+        .unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::NotFound);
+    assert!(
+        t.lib
+            .store()
+            .page_texts(&bob.id, &a.id)
+            .await
+            .unwrap()
+            .is_empty()
+    );
+
+    // Search results and chunk counts are per profile.
+    let q = SearchRequest {
+        query: "call recordings retention".into(),
+        k: 20,
+        ..Default::default()
+    };
+    let bob_hits = t.lib.search(&bob, &q).await.unwrap();
+    assert!(!bob_hits.is_empty());
+    assert!(bob_hits.iter().all(|h| h.hit.document_id == b.id));
+    let alice_hits = t.lib.search(&alice, &q).await.unwrap();
+    assert!(
+        alice_hits
+            .iter()
+            .all(|h| h.hit.document_id == a.id || h.hit.document_id == only_alice.id)
+    );
+    let index = t.lib.index().await.unwrap();
+    assert_eq!(
+        index.count(&bob.id, None).await.unwrap() as i64,
+        b.chunk_count
+    );
+
+    // Sets with the same name are separate per profile.
+    let sets_a = t.lib.sets(&alice).await.unwrap();
+    let sets_b = t.lib.sets(&bob).await.unwrap();
+    assert_eq!(sets_a.len(), 1);
+    assert_eq!(sets_b.len(), 1);
+    assert_ne!(sets_a[0].id, sets_b[0].id);
+    t.lib
+        .store()
+        .rename_set(&bob.id, "Shared name", "Bob's set")
+        .await
+        .unwrap();
+    assert_eq!(t.lib.sets(&alice).await.unwrap()[0].name, "Shared name");
+
+    // Deleting in one profile leaves the other's copy searchable.
+    t.lib.delete_document(&alice, &a.id).await.unwrap();
+    assert_eq!(
+        t.lib.document(&bob, &b.id).await.unwrap().indexed_chunks as i64,
+        b.chunk_count
+    );
+    assert!(
+        t.lib
+            .document(&bob, &b.id)
+            .await
+            .unwrap()
+            .stored_file
+            .exists()
+    );
+}

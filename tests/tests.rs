@@ -1,0 +1,16 @@
+//! Integration tests of the PolicyPal core, as one binary (one link step): real SQLite, real
+//! LanceDB, real PDFs and the real all-MiniLM-L6-v2 in temporary data directories.
+
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, missing_docs)]
+
+mod agent;
+mod bad_input;
+mod cli;
+mod common;
+mod generative;
+mod ingest;
+mod isolation;
+mod lifecycle;
+mod openai;
+mod search;
+mod secrets;
