@@ -377,6 +377,15 @@ pub enum BenchCmd {
 
 /// Parses arguments, runs the command and returns the process exit code.
 pub async fn main() -> i32 {
+    // Panics are caught where they can happen (PDF parsing) and must not spill onto the
+    // terminal; they go to the log, and only a panic of the main thread is reported.
+    std::panic::set_hook(Box::new(|info| {
+        let thread = std::thread::current();
+        tracing::error!(thread = thread.name().unwrap_or("?"), "panic: {info}");
+        if thread.name() == Some("main") {
+            eprintln!("internal error: {info}");
+        }
+    }));
     let cli = Cli::parse();
     let json = cli.json;
     match run(cli).await {
@@ -456,12 +465,20 @@ async fn run_with_library(lib: &Library, cli: &Cli) -> Result<i32, Error> {
         Command::Resume { thread, choose } => {
             let profile = profile_of(lib, cli).await?;
             let agent = Agent::new(lib);
-            let turn = agent.resume(&profile, thread, choose.as_deref(), &|_: &Event| {}).await?;
+            let turn = agent
+                .resume(&profile, thread, choose.as_deref(), &|_: &Event| {})
+                .await?;
             print_turn(&turn, json)
         }
         Command::Threads(cmd) => run_threads(lib, &profile_of(lib, cli).await?, cmd, json).await,
-        Command::Chat { thread } => run_chat(lib, &profile_of(lib, cli).await?, thread.clone()).await,
-        Command::Eval { questions, corpus, out } => run_eval(lib, questions, corpus, out).await,
+        Command::Chat { thread } => {
+            run_chat(lib, &profile_of(lib, cli).await?, thread.clone()).await
+        }
+        Command::Eval {
+            questions,
+            corpus,
+            out,
+        } => run_eval(lib, questions, corpus, out).await,
         Command::Reindex => {
             let n = lib.reindex(&|_p: &Progress| Flow::Continue).await?;
             if json {
@@ -940,7 +957,12 @@ fn parse_mode(m: Option<&str>) -> Option<Mode> {
     }
 }
 
-async fn run_ask(lib: &Library, profile: &Profile, args: &AskArgs, json: bool) -> Result<(), Error> {
+async fn run_ask(
+    lib: &Library,
+    profile: &Profile,
+    args: &AskArgs,
+    json: bool,
+) -> Result<(), Error> {
     let agent = Agent::new(lib);
     let req = AskRequest {
         thread_id: args.thread.clone(),
@@ -968,8 +990,15 @@ fn print_turn(turn: &TurnResult, json: bool) -> Result<(), Error> {
         };
         println!("\nconfidence: {badge} ({:.2}) — {}", c.score, c.reason);
     }
-    if matches!(turn.answer.status, Status::NeedsClarification | Status::Refused) && !turn.answer.options.is_empty() {
-        println!("\noptions (policypal resume --thread {} --choose ID):", turn.thread_id);
+    if matches!(
+        turn.answer.status,
+        Status::NeedsClarification | Status::Refused
+    ) && !turn.answer.options.is_empty()
+    {
+        println!(
+            "\noptions (policypal resume --thread {} --choose ID):",
+            turn.thread_id
+        );
         for o in &turn.answer.options {
             println!("  {:<40} {}", o.id, o.label);
         }
@@ -978,19 +1007,34 @@ fn print_turn(turn: &TurnResult, json: bool) -> Result<(), Error> {
     Ok(())
 }
 
-async fn run_threads(lib: &Library, profile: &Profile, cmd: &ThreadsCmd, json: bool) -> Result<(), Error> {
+async fn run_threads(
+    lib: &Library,
+    profile: &Profile,
+    cmd: &ThreadsCmd,
+    json: bool,
+) -> Result<(), Error> {
     let store = lib.store();
     let agent = Agent::new(lib);
     match cmd {
         ThreadsCmd::List { all, limit, before } => {
             let cursor = before.as_deref().and_then(|c| c.split_once('|'));
-            let list = store.conversations(&profile.id, *all, cursor, (*limit).clamp(1, 500)).await?;
-            let next = (list.len() as u32 == *limit).then(|| list.last().map(|c| format!("{}|{}", c.updated_at, c.id))).flatten();
+            let list = store
+                .conversations(&profile.id, *all, cursor, (*limit).clamp(1, 500))
+                .await?;
+            let next = (list.len() as u32 == *limit)
+                .then(|| list.last().map(|c| format!("{}|{}", c.updated_at, c.id)))
+                .flatten();
             if json {
                 return print_json(&json!({"threads": list, "next_cursor": next}));
             }
             for c in &list {
-                println!("{}  {}  {}{}", c.id, c.updated_at, c.title, if c.archived { " (archived)" } else { "" });
+                println!(
+                    "{}  {}  {}{}",
+                    c.id,
+                    c.updated_at,
+                    c.title,
+                    if c.archived { " (archived)" } else { "" }
+                );
             }
             if let Some(n) = next {
                 println!("more: --before '{n}'");
@@ -1006,12 +1050,26 @@ async fn run_threads(lib: &Library, profile: &Profile, cmd: &ThreadsCmd, json: b
             Ok(())
         }
         ThreadsCmd::Rename { thread, title } => {
-            store.rename_conversation(&profile.id, thread, title).await?;
-            if json { print_json(&json!({"renamed": thread})) } else { println!("renamed"); Ok(()) }
+            store
+                .rename_conversation(&profile.id, thread, title)
+                .await?;
+            if json {
+                print_json(&json!({"renamed": thread}))
+            } else {
+                println!("renamed");
+                Ok(())
+            }
         }
         ThreadsCmd::Archive { thread } => {
-            store.archive_conversation(&profile.id, thread, true).await?;
-            if json { print_json(&json!({"archived": thread})) } else { println!("archived"); Ok(()) }
+            store
+                .archive_conversation(&profile.id, thread, true)
+                .await?;
+            if json {
+                print_json(&json!({"archived": thread}))
+            } else {
+                println!("archived");
+                Ok(())
+            }
         }
         ThreadsCmd::Export { thread, format } => {
             if format == "json" {
@@ -1024,7 +1082,11 @@ async fn run_threads(lib: &Library, profile: &Profile, cmd: &ThreadsCmd, json: b
     }
 }
 
-async fn run_chat(lib: &Library, profile: &Profile, mut thread: Option<String>) -> Result<(), Error> {
+async fn run_chat(
+    lib: &Library,
+    profile: &Profile,
+    mut thread: Option<String>,
+) -> Result<(), Error> {
     use std::io::BufRead;
     let agent = Agent::new(lib);
     eprintln!("PolicyPal chat — type a question, an empty line or Ctrl+D to quit.");
@@ -1033,10 +1095,20 @@ async fn run_chat(lib: &Library, profile: &Profile, mut thread: Option<String>) 
         eprint!("> ");
         let _ = std::io::stderr().flush();
         let mut line = String::new();
-        if stdin.lock().read_line(&mut line).map_err(|e| Error::Internal(e.to_string()))? == 0 || line.trim().is_empty() {
+        if stdin
+            .lock()
+            .read_line(&mut line)
+            .map_err(|e| Error::Internal(e.to_string()))?
+            == 0
+            || line.trim().is_empty()
+        {
             return Ok(());
         }
-        let req = AskRequest { thread_id: thread.clone(), text: line.trim().to_owned(), ..AskRequest::default() };
+        let req = AskRequest {
+            thread_id: thread.clone(),
+            text: line.trim().to_owned(),
+            ..AskRequest::default()
+        };
         let emit = |e: &Event| {
             if let Event::Status { message } = e {
                 eprintln!("  … {message}");
@@ -1052,12 +1124,23 @@ async fn run_chat(lib: &Library, profile: &Profile, mut thread: Option<String>) 
     }
 }
 
-async fn run_eval(lib: &Library, questions: &std::path::Path, corpus: &std::path::Path, out: &std::path::Path) -> Result<(), Error> {
-    let text = std::fs::read_to_string(questions).map_err(|source| Error::File { path: questions.to_path_buf(), source })?;
+async fn run_eval(
+    lib: &Library,
+    questions: &std::path::Path,
+    corpus: &std::path::Path,
+    out: &std::path::Path,
+) -> Result<(), Error> {
+    let text = std::fs::read_to_string(questions).map_err(|source| Error::File {
+        path: questions.to_path_buf(),
+        source,
+    })?;
     let items: Vec<crate::eval::Item> = text
         .lines()
         .filter(|l| !l.trim().is_empty())
-        .map(|l| serde_json::from_str(l).map_err(|e| Error::InvalidInput(format!("{}: {e}", questions.display()))))
+        .map(|l| {
+            serde_json::from_str(l)
+                .map_err(|e| Error::InvalidInput(format!("{}: {e}", questions.display())))
+        })
         .collect::<Result<_, _>>()?;
     let profile = lib.ensure_profile("eval").await?;
     eprintln!("ingesting the corpus in {}", corpus.display());
@@ -1069,7 +1152,10 @@ async fn run_eval(lib: &Library, questions: &std::path::Path, corpus: &std::path
         eprintln!("[{}/{}] {} → {}", i + 1, items.len(), item.id, v["status"]);
         lines.push(v.to_string());
     }
-    std::fs::write(out, lines.join("\n") + "\n").map_err(|source| Error::File { path: out.to_path_buf(), source })?;
+    std::fs::write(out, lines.join("\n") + "\n").map_err(|source| Error::File {
+        path: out.to_path_buf(),
+        source,
+    })?;
     eprintln!("wrote {}", out.display());
     Ok(())
 }

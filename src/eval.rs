@@ -47,9 +47,16 @@ pub struct Turn {
 }
 
 /// Ingests every PDF of `corpus` (already present files are kept) and returns file name → id.
-pub async fn ingest_corpus(lib: &Library, profile: &Profile, corpus: &Path) -> Result<HashMap<String, String>, Error> {
+pub async fn ingest_corpus(
+    lib: &Library,
+    profile: &Profile,
+    corpus: &Path,
+) -> Result<HashMap<String, String>, Error> {
     let mut files: Vec<_> = std::fs::read_dir(corpus)
-        .map_err(|source| Error::File { path: corpus.to_path_buf(), source })?
+        .map_err(|source| Error::File {
+            path: corpus.to_path_buf(),
+            source,
+        })?
         .filter_map(Result::ok)
         .map(|e| e.path())
         .filter(|p| p.extension().is_some_and(|x| x.eq_ignore_ascii_case("pdf")))
@@ -64,7 +71,10 @@ pub async fn ingest_corpus(lib: &Library, profile: &Profile, corpus: &Path) -> R
             set: None,
             supersedes: None,
         };
-        match lib.ingest(profile, &req, &|_: &Progress| Flow::Continue).await {
+        match lib
+            .ingest(profile, &req, &|_: &Progress| Flow::Continue)
+            .await
+        {
             Ok(_) | Err(Error::Duplicate { .. }) => {}
             Err(e) => return Err(e),
         }
@@ -81,24 +91,48 @@ pub async fn ingest_corpus(lib: &Library, profile: &Profile, corpus: &Path) -> R
 fn ids(names: &[String], by_name: &HashMap<String, String>) -> Result<Vec<String>, Error> {
     names
         .iter()
-        .map(|n| by_name.get(n).cloned().ok_or_else(|| Error::InvalidInput(format!("corpus file {n} is not in the library"))))
+        .map(|n| {
+            by_name.get(n).cloned().ok_or_else(|| {
+                Error::InvalidInput(format!("corpus file {n} is not in the library"))
+            })
+        })
         .collect()
 }
 
 /// Runs one item and returns its result line.
-pub async fn run_item(agent: &Agent<'_>, profile: &Profile, item: &Item, by_name: &HashMap<String, String>, mode: Mode) -> Value {
-    let names: HashMap<&str, &str> = by_name.iter().map(|(n, i)| (i.as_str(), n.as_str())).collect();
+pub async fn run_item(
+    agent: &Agent<'_>,
+    profile: &Profile,
+    item: &Item,
+    by_name: &HashMap<String, String>,
+    mode: Mode,
+) -> Value {
+    let names: HashMap<&str, &str> = by_name
+        .iter()
+        .map(|(n, i)| (i.as_str(), n.as_str()))
+        .collect();
     let result = play(agent, profile, item, by_name, mode).await;
     match result {
         Ok(turn) => line(&item.id, &turn, &names),
-        Err(e) => json!({"id": item.id, "status": "error", "answer": e.to_string(), "citations": []}),
+        Err(e) => {
+            json!({"id": item.id, "status": "error", "answer": e.to_string(), "citations": []})
+        }
     }
 }
 
-async fn play(agent: &Agent<'_>, profile: &Profile, item: &Item, by_name: &HashMap<String, String>, mode: Mode) -> Result<TurnResult, Error> {
+async fn play(
+    agent: &Agent<'_>,
+    profile: &Profile,
+    item: &Item,
+    by_name: &HashMap<String, String>,
+    mode: Mode,
+) -> Result<TurnResult, Error> {
     let docs = ids(&item.docs, by_name)?;
     let quiet = |_: &crate::agent::types::Event| {};
-    let ask = |text: String, action: Option<Action>, documents: Vec<String>, thread: Option<String>| AskRequest {
+    let ask = |text: String,
+               action: Option<Action>,
+               documents: Vec<String>,
+               thread: Option<String>| AskRequest {
         thread_id: thread,
         message_id: None,
         text,
@@ -113,7 +147,18 @@ async fn play(agent: &Agent<'_>, profile: &Profile, item: &Item, by_name: &HashM
             let mut last = None;
             for (i, t) in item.turns.iter().enumerate() {
                 let documents = if i == 0 { docs.clone() } else { Vec::new() };
-                let turn = agent.ask(profile, ask(t.text.clone(), Action::parse(&t.action), documents, thread.clone()), &quiet).await?;
+                let turn = agent
+                    .ask(
+                        profile,
+                        ask(
+                            t.text.clone(),
+                            Action::parse(&t.action),
+                            documents,
+                            thread.clone(),
+                        ),
+                        &quiet,
+                    )
+                    .await?;
                 thread = Some(turn.thread_id.clone());
                 last = Some(turn);
             }
@@ -130,7 +175,9 @@ async fn play(agent: &Agent<'_>, profile: &Profile, item: &Item, by_name: &HashM
             if let Some(t) = &item.text {
                 text = format!("{text}\n\n{t}");
             }
-            agent.ask(profile, ask(text, action, docs, None), &quiet).await
+            agent
+                .ask(profile, ask(text, action, docs, None), &quiet)
+                .await
         }
     }
 }

@@ -140,9 +140,7 @@ impl Error {
                 | S::DocumentNotFound(_)
                 | S::SetNotFound(_)
                 | S::ConversationNotFound(_),
-            ) => {
-                ErrorKind::NotFound
-            }
+            ) => ErrorKind::NotFound,
             Error::Store(S::ProfileExists(_) | S::SetExists(_)) => ErrorKind::Duplicate,
             Error::Store(S::InvalidName { .. } | S::InvalidColour(_)) => ErrorKind::InvalidInput,
             Error::Store(_) => ErrorKind::Internal,

@@ -298,10 +298,10 @@ impl Library {
         }
         for (profile_id, doc_id) in stale {
             tracing::warn!(document = %doc_id, "ingestion was interrupted; marking the document failed");
-            if let Ok(index) = self.index().await {
-                if let Err(e) = index.delete_document(&profile_id, &doc_id).await {
-                    tracing::warn!(document = %doc_id, error = %e, "could not remove partial chunks");
-                }
+            if let Ok(index) = self.index().await
+                && let Err(e) = index.delete_document(&profile_id, &doc_id).await
+            {
+                tracing::warn!(document = %doc_id, error = %e, "could not remove partial chunks");
             }
             self.store
                 .mark_failed(

@@ -11,8 +11,8 @@ use std::time::Duration;
 use async_openai::Client;
 use async_openai::config::OpenAIConfig;
 use async_openai::types::{
-    ChatCompletionRequestMessage, ChatCompletionRequestSystemMessage, ChatCompletionRequestUserMessage,
-    ChatCompletionStreamOptions, CreateChatCompletionRequestArgs,
+    ChatCompletionRequestMessage, ChatCompletionRequestSystemMessage,
+    ChatCompletionRequestUserMessage, ChatCompletionStreamOptions, CreateChatCompletionRequestArgs,
 };
 use futures::StreamExt;
 use serde::{Deserialize, Serialize};
@@ -125,7 +125,9 @@ pub struct ChatModel {
 
 impl std::fmt::Debug for ChatModel {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("ChatModel").field("base_url", &self.settings.base_url).finish()
+        f.debug_struct("ChatModel")
+            .field("base_url", &self.settings.base_url)
+            .finish()
     }
 }
 
@@ -162,8 +164,12 @@ impl ChatModel {
         let msgs: Vec<ChatCompletionRequestMessage> = messages
             .iter()
             .map(|m| match m {
-                Message::System(s) => ChatCompletionRequestMessage::System(ChatCompletionRequestSystemMessage::from(s.as_str())),
-                Message::User(s) => ChatCompletionRequestMessage::User(ChatCompletionRequestUserMessage::from(s.as_str())),
+                Message::System(s) => ChatCompletionRequestMessage::System(
+                    ChatCompletionRequestSystemMessage::from(s.as_str()),
+                ),
+                Message::User(s) => ChatCompletionRequestMessage::User(
+                    ChatCompletionRequestUserMessage::from(s.as_str()),
+                ),
             })
             .collect();
         let request = CreateChatCompletionRequestArgs::default()
@@ -171,7 +177,9 @@ impl ChatModel {
             .messages(msgs)
             .temperature(0.0)
             .stream(true)
-            .stream_options(ChatCompletionStreamOptions { include_usage: true })
+            .stream_options(ChatCompletionStreamOptions {
+                include_usage: true,
+            })
             .build()
             .map_err(|e| remote(e.to_string()))?;
         let limit = Duration::from_secs(self.settings.timeout_secs.max(1));
@@ -197,12 +205,16 @@ impl ChatModel {
                     out.usage.completion_tokens = u.completion_tokens;
                 }
             }
-            out.usage.cost_usd = self.settings.cost(model, out.usage.prompt_tokens, out.usage.completion_tokens);
+            out.usage.cost_usd =
+                self.settings
+                    .cost(model, out.usage.prompt_tokens, out.usage.completion_tokens);
             Ok(out)
         };
-        tokio::time::timeout(limit, work).await.map_err(|_| LlmError::Timeout {
-            url: self.settings.base_url.clone(),
-            seconds: limit.as_secs(),
-        })?
+        tokio::time::timeout(limit, work)
+            .await
+            .map_err(|_| LlmError::Timeout {
+                url: self.settings.base_url.clone(),
+                seconds: limit.as_secs(),
+            })?
     }
 }

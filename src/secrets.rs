@@ -23,7 +23,9 @@ pub const WEB_SEARCH_KEY: &str = "web-search-api-key";
 pub enum SecretError {
     /// No keychain service is reachable (for example a bare headless session without a Secret
     /// Service). Keys are never written anywhere else.
-    #[error("no OS keychain is available ({0}); start a keyring (e.g. GNOME Keyring) and try again — PolicyPal never stores keys in files")]
+    #[error(
+        "no OS keychain is available ({0}); start a keyring (e.g. GNOME Keyring) and try again — PolicyPal never stores keys in files"
+    )]
     NoKeychain(String),
     /// The keychain refused or failed.
     #[error("keychain error: {0}")]
@@ -45,10 +47,18 @@ fn checked(name: &str) -> Result<&str, SecretError> {
 
 /// Runs the platform tool; the secret only ever travels on standard input or output.
 fn tool(args: &[&str], stdin: Option<&str>) -> Result<(bool, String, String), SecretError> {
-    let program = if cfg!(target_os = "macos") { "security" } else { "secret-tool" };
+    let program = if cfg!(target_os = "macos") {
+        "security"
+    } else {
+        "secret-tool"
+    };
     let mut child = Command::new(program)
         .args(args)
-        .stdin(if stdin.is_some() { Stdio::piped() } else { Stdio::null() })
+        .stdin(if stdin.is_some() {
+            Stdio::piped()
+        } else {
+            Stdio::null()
+        })
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
@@ -67,7 +77,12 @@ fn tool(args: &[&str], stdin: Option<&str>) -> Result<(bool, String, String), Se
 
 fn failure(stderr: String) -> SecretError {
     let s = stderr.to_lowercase();
-    if s.contains("d-bus") || s.contains("dbus") || s.contains("secret service") || s.contains("no such interface") || s.contains("autolaunch") {
+    if s.contains("d-bus")
+        || s.contains("dbus")
+        || s.contains("secret service")
+        || s.contains("no such interface")
+        || s.contains("autolaunch")
+    {
         SecretError::NoKeychain(stderr)
     } else {
         SecretError::Keychain(stderr)
@@ -80,9 +95,25 @@ pub fn set(name: &str, value: &str) -> Result<(), SecretError> {
     let label = format!("PolicyPal {name}");
     let (ok, _, err) = if cfg!(target_os = "macos") {
         // -w with no value makes `security` prompt; the value is given on stdin twice.
-        tool(&["add-generic-password", "-U", "-s", SERVICE, "-a", name, "-w"], Some(&format!("{value}\n{value}\n")))?
+        tool(
+            &[
+                "add-generic-password",
+                "-U",
+                "-s",
+                SERVICE,
+                "-a",
+                name,
+                "-w",
+            ],
+            Some(&format!("{value}\n{value}\n")),
+        )?
     } else {
-        tool(&["store", "--label", &label, "service", SERVICE, "account", name], Some(value))?
+        tool(
+            &[
+                "store", "--label", &label, "service", SERVICE, "account", name,
+            ],
+            Some(value),
+        )?
     };
     if ok { Ok(()) } else { Err(failure(err)) }
 }
@@ -91,7 +122,10 @@ pub fn set(name: &str, value: &str) -> Result<(), SecretError> {
 pub fn get(name: &str) -> Result<Option<String>, SecretError> {
     let name = checked(name)?;
     let (ok, out, err) = if cfg!(target_os = "macos") {
-        tool(&["find-generic-password", "-s", SERVICE, "-a", name, "-w"], None)?
+        tool(
+            &["find-generic-password", "-s", SERVICE, "-a", name, "-w"],
+            None,
+        )?
     } else {
         tool(&["lookup", "service", SERVICE, "account", name], None)?
     };
@@ -109,7 +143,10 @@ pub fn get(name: &str) -> Result<Option<String>, SecretError> {
 pub fn delete(name: &str) -> Result<(), SecretError> {
     let name = checked(name)?;
     let (ok, _, err) = if cfg!(target_os = "macos") {
-        tool(&["delete-generic-password", "-s", SERVICE, "-a", name], None)?
+        tool(
+            &["delete-generic-password", "-s", SERVICE, "-a", name],
+            None,
+        )?
     } else {
         tool(&["clear", "service", SERVICE, "account", name], None)?
     };

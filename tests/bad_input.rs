@@ -38,7 +38,8 @@ async fn broken_pdfs_are_refused_with_typed_errors() {
         .unwrap()
         .document;
 
-    let cases: [(&str, fn(&Error) -> bool); 5] = [
+    type Check = fn(&Error) -> bool;
+    let cases: [(&str, Check); 5] = [
         ("not-a-pdf.pdf", |e| {
             matches!(e, Error::Ingest(IngestError::NotPdf))
         }),

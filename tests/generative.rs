@@ -37,7 +37,9 @@ async fn server(script: Vec<Reply>) -> Server {
     let seen = bodies.clone();
     tokio::spawn(async move {
         loop {
-            let Ok((mut sock, _)) = listener.accept().await else { return };
+            let Ok((mut sock, _)) = listener.accept().await else {
+                return;
+            };
             let script = script.clone();
             let seen = seen.clone();
             tokio::spawn(async move {
@@ -53,15 +55,24 @@ async fn server(script: Vec<Reply>) -> Server {
                     if let Some(end) = text.find("\r\n\r\n") {
                         let len = text[..end]
                             .lines()
-                            .find_map(|l| l.to_ascii_lowercase().strip_prefix("content-length:").map(|v| v.trim().parse::<usize>().unwrap_or(0)))
+                            .find_map(|l| {
+                                l.to_ascii_lowercase()
+                                    .strip_prefix("content-length:")
+                                    .map(|v| v.trim().parse::<usize>().unwrap_or(0))
+                            })
                             .unwrap_or(0);
                         if buf.len() >= end + 4 + len {
-                            break String::from_utf8_lossy(&buf[end + 4..end + 4 + len]).to_string();
+                            break String::from_utf8_lossy(&buf[end + 4..end + 4 + len])
+                                .to_string();
                         }
                     }
                 };
                 seen.lock().unwrap().push(body);
-                let reply = script.lock().unwrap().pop_front().unwrap_or(Reply::Text("NO_ANSWER"));
+                let reply = script
+                    .lock()
+                    .unwrap()
+                    .pop_front()
+                    .unwrap_or(Reply::Text("NO_ANSWER"));
                 let text = match reply {
                     Reply::Text(t) => t,
                     Reply::Slow(secs, t) => {
@@ -79,7 +90,10 @@ async fn server(script: Vec<Reply>) -> Server {
                 let u = json!({"id": "c1", "object": "chat.completion.chunk", "created": 1, "model": "m", "choices": [],
                                "usage": {"prompt_tokens": 1000, "completion_tokens": 50, "total_tokens": 1050}});
                 events.push_str(&format!("data: {u}\n\ndata: [DONE]\n\n"));
-                let head = format!("HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ncontent-length: {}\r\nconnection: close\r\n\r\n", events.len());
+                let head = format!(
+                    "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ncontent-length: {}\r\nconnection: close\r\n\r\n",
+                    events.len()
+                );
                 let _ = sock.write_all(head.as_bytes()).await;
                 let _ = sock.write_all(events.as_bytes()).await;
                 let _ = sock.shutdown().await;
@@ -91,19 +105,33 @@ async fn server(script: Vec<Reply>) -> Server {
 
 async fn library(url: &str, timeout_secs: u64) -> (TestLib, policypal::store::Profile) {
     let settings = Settings {
-        llm: Some(LlmSettings { base_url: url.to_owned(), timeout_secs, ..LlmSettings::default() }),
+        llm: Some(LlmSettings {
+            base_url: url.to_owned(),
+            timeout_secs,
+            ..LlmSettings::default()
+        }),
         ..Settings::default()
     };
     let t = TestLib::with_settings(settings).await;
-    let p = t.lib.store().create_profile("alice", "Banking", "Malaysia").await.unwrap();
-    ingest(&t.lib, &p, request(fixture("capital-2024.pdf"))).await.unwrap();
+    let p = t
+        .lib
+        .store()
+        .create_profile("alice", "Banking", "Malaysia")
+        .await
+        .unwrap();
+    ingest(&t.lib, &p, request(fixture("capital-2024.pdf")))
+        .await
+        .unwrap();
     (t, p)
 }
 
 const GOOD: &str = "A licensed bank must hold a capital conservation buffer of 2.5 per cent of its risk-weighted assets.\n---\n{\"citations\": [{\"passage\": 1, \"quote\": \"a capital conservation buffer of 2.5 per cent of its risk-weighted assets\"}, {\"passage\": 1, \"quote\": \"banks may pay dividends whenever the board wishes\"}]}";
 
 fn ask(text: &str) -> AskRequest {
-    AskRequest { text: text.to_owned(), ..AskRequest::default() }
+    AskRequest {
+        text: text.to_owned(),
+        ..AskRequest::default()
+    }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -113,27 +141,55 @@ async fn streams_an_answer_and_keeps_only_verified_quotes() {
     let agent = Agent::new(&t.lib);
     let tokens = Mutex::new(String::new());
     let turn = agent
-        .ask(&p, ask("What capital conservation buffer must a licensed bank hold?"), &|e: &Event| {
-            if let Event::Token { text } = e {
-                tokens.lock().unwrap().push_str(text);
-            }
-        })
+        .ask(
+            &p,
+            ask("What capital conservation buffer must a licensed bank hold?"),
+            &|e: &Event| {
+                if let Event::Token { text } = e {
+                    tokens.lock().unwrap().push_str(text);
+                }
+            },
+        )
         .await
         .unwrap();
     assert_eq!(turn.retrieval.mode, Mode::Generative);
     assert_eq!(turn.answer.status, Status::Answered, "{}", turn.answer.text);
-    assert!(tokens.lock().unwrap().contains("2.5 per cent"), "streamed: {}", tokens.lock().unwrap());
-    assert!(!tokens.lock().unwrap().contains("citations"), "the JSON tail is not streamed");
-    assert_eq!(turn.answer.citations.len(), 1, "the invented quote is dropped: {:?}", turn.answer.citations);
+    assert!(
+        tokens.lock().unwrap().contains("2.5 per cent"),
+        "streamed: {}",
+        tokens.lock().unwrap()
+    );
+    assert!(
+        !tokens.lock().unwrap().contains("citations"),
+        "the JSON tail is not streamed"
+    );
+    assert_eq!(
+        turn.answer.citations.len(),
+        1,
+        "the invented quote is dropped: {:?}",
+        turn.answer.citations
+    );
     let c = &turn.answer.citations[0];
-    let page = t.lib.store().page_text(&p.id, &c.document_id, c.page).await.unwrap().unwrap();
+    let page = t
+        .lib
+        .store()
+        .page_text(&p.id, &c.document_id, c.page)
+        .await
+        .unwrap()
+        .unwrap();
     assert!(page.contains(&c.quote), "{}", c.quote);
     let usage = turn.answer.usage.clone().unwrap();
     assert_eq!((usage.prompt_tokens, usage.completion_tokens), (1000, 50));
     assert!(usage.cost_usd > 0.0);
     let body = s.bodies.lock().unwrap()[0].clone();
-    assert!(body.contains("Banking") && body.contains("Malaysia"), "profile context in the prompt");
-    assert!(body.contains("gpt-4o-mini"), "inquire routes to the small model");
+    assert!(
+        body.contains("Banking") && body.contains("Malaysia"),
+        "profile context in the prompt"
+    );
+    assert!(
+        body.contains("gpt-4o-mini"),
+        "inquire routes to the small model"
+    );
     // Reopened offline, the stored answer is exactly what was shown.
     let view = agent.thread(&p, &turn.thread_id).await.unwrap();
     assert_eq!(view.messages[1].citations, turn.answer.citations);
@@ -141,18 +197,40 @@ async fn streams_an_answer_and_keeps_only_verified_quotes() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn malformed_output_gets_one_corrective_retry_then_a_clear_error() {
-    let s = server(vec![Reply::Text("Here is my answer without the format."), Reply::Text(GOOD)]).await;
+    let s = server(vec![
+        Reply::Text("Here is my answer without the format."),
+        Reply::Text(GOOD),
+    ])
+    .await;
     let (t, p) = library(&s.url, 30).await;
     let agent = Agent::new(&t.lib);
-    let turn = agent.ask(&p, ask("What capital conservation buffer must a licensed bank hold?"), &|_: &Event| {}).await.unwrap();
+    let turn = agent
+        .ask(
+            &p,
+            ask("What capital conservation buffer must a licensed bank hold?"),
+            &|_: &Event| {},
+        )
+        .await
+        .unwrap();
     assert_eq!(turn.answer.status, Status::Answered);
     assert_eq!(s.bodies.lock().unwrap().len(), 2);
 
-    let s = server(vec![Reply::Text("garbage"), Reply::Text("still garbage\n---\n{not json")]).await;
+    let s = server(vec![
+        Reply::Text("garbage"),
+        Reply::Text("still garbage\n---\n{not json"),
+    ])
+    .await;
     let (t, p) = library(&s.url, 30).await;
     let agent = Agent::new(&t.lib);
     let err = agent
-        .ask(&p, AskRequest { message_id: Some("m1".into()), ..ask("What capital conservation buffer must a licensed bank hold?") }, &|_: &Event| {})
+        .ask(
+            &p,
+            AskRequest {
+                message_id: Some("m1".into()),
+                ..ask("What capital conservation buffer must a licensed bank hold?")
+            },
+            &|_: &Event| {},
+        )
         .await
         .unwrap_err();
     assert_eq!(err.kind(), ErrorKind::Remote);
@@ -166,7 +244,14 @@ async fn no_answer_is_a_refusal_and_unreachable_or_slow_servers_are_clear_errors
     let s = server(vec![Reply::Text("NO_ANSWER")]).await;
     let (t, p) = library(&s.url, 30).await;
     let agent = Agent::new(&t.lib);
-    let turn = agent.ask(&p, ask("What capital conservation buffer must a licensed bank hold?"), &|_: &Event| {}).await.unwrap();
+    let turn = agent
+        .ask(
+            &p,
+            ask("What capital conservation buffer must a licensed bank hold?"),
+            &|_: &Event| {},
+        )
+        .await
+        .unwrap();
     assert_eq!(turn.answer.status, Status::Refused);
 
     let closed = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
@@ -174,16 +259,41 @@ async fn no_answer_is_a_refusal_and_unreachable_or_slow_servers_are_clear_errors
     drop(closed);
     let (t, p) = library(&format!("http://127.0.0.1:{port}/v1"), 30).await;
     let agent = Agent::new(&t.lib);
-    let q = AskRequest { message_id: Some("retry-me".into()), ..ask("What capital conservation buffer must a licensed bank hold?") };
+    let q = AskRequest {
+        message_id: Some("retry-me".into()),
+        ..ask("What capital conservation buffer must a licensed bank hold?")
+    };
     let err = agent.ask(&p, q.clone(), &|_: &Event| {}).await.unwrap_err();
     assert_eq!(err.kind(), ErrorKind::Remote);
     // The same message can be retried in extractive mode from where it stopped.
-    let view = agent.thread(&p, &t.lib.store().message(&p.id, "retry-me").await.unwrap().unwrap().conversation_id).await.unwrap();
+    let view = agent
+        .thread(
+            &p,
+            &t.lib
+                .store()
+                .message(&p.id, "retry-me")
+                .await
+                .unwrap()
+                .unwrap()
+                .conversation_id,
+        )
+        .await
+        .unwrap();
     assert_eq!(view.messages.len(), 1);
 
     let s = server(vec![Reply::Slow(3, GOOD)]).await;
     let (t, p) = library(&s.url, 1).await;
     let agent = Agent::new(&t.lib);
-    let err = agent.ask(&p, ask("What capital conservation buffer must a licensed bank hold?"), &|_: &Event| {}).await.unwrap_err();
-    assert!(err.to_string().contains("did not answer within 1 s"), "{err}");
+    let err = agent
+        .ask(
+            &p,
+            ask("What capital conservation buffer must a licensed bank hold?"),
+            &|_: &Event| {},
+        )
+        .await
+        .unwrap_err();
+    assert!(
+        err.to_string().contains("did not answer within 1 s"),
+        "{err}"
+    );
 }

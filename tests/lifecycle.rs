@@ -107,11 +107,16 @@ async fn a_new_version_supersedes_the_old_one_in_default_searches() {
     r.supersedes = Some(new.id.clone());
     let third = ingest(&t.lib, &p, r).await.unwrap().document;
     assert_eq!(third.supersedes.as_deref(), Some(new.id.as_str()));
-    let mut r = request(fixture("scanned.pdf"));
+    // An unknown --supersedes id is refused before any text is extracted.
+    let mut r = request(write(
+        t.dir(),
+        "other.pdf",
+        &make_pdf(&prose_pages(1, "other")),
+    ));
     r.supersedes = Some("0190b0a0-0000-7000-8000-000000000000".into());
     assert_eq!(
         ingest(&t.lib, &p, r).await.unwrap_err().kind(),
-        ErrorKind::UnsupportedPdf
+        ErrorKind::NotFound
     );
 }
 

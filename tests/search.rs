@@ -72,8 +72,18 @@ async fn finds_a_passage_by_paraphrase_and_by_a_rare_term() {
     pages.sort();
     assert_eq!(pages, vec![2, 3]);
     for h in hits.iter().take(2) {
-        let page = t.lib.store().page_text(&p.id, &reg, h.page).await.unwrap().unwrap();
-        assert!(page.to_lowercase().contains("zephyrine"), "page {} does not name the test", h.page);
+        let page = t
+            .lib
+            .store()
+            .page_text(&p.id, &reg, h.page)
+            .await
+            .unwrap()
+            .unwrap();
+        assert!(
+            page.to_lowercase().contains("zephyrine"),
+            "page {} does not name the test",
+            h.page
+        );
     }
     assert_eq!(hits[0].title, "capital-2024");
 }

@@ -49,8 +49,11 @@ pub fn anchors(question: &str) -> Vec<String> {
     for raw in question.split_whitespace() {
         let w = raw.trim_matches(|c: char| !c.is_alphanumeric() && c != '+');
         let letters: Vec<char> = w.chars().filter(|c| c.is_alphabetic()).collect();
-        let acronym = letters.len() >= 2 && letters.iter().all(|c| c.is_uppercase()) && w.chars().count() <= 10;
-        let code = !letters.is_empty() && w.chars().any(|c| c.is_ascii_digit()) && w.chars().count() >= 3;
+        let acronym = letters.len() >= 2
+            && letters.iter().all(|c| c.is_uppercase())
+            && w.chars().count() <= 10;
+        let code =
+            !letters.is_empty() && w.chars().any(|c| c.is_ascii_digit()) && w.chars().count() >= 3;
         if (acronym || code) && !out.iter().any(|o| o.eq_ignore_ascii_case(w)) {
             out.push(w.to_owned());
         }
@@ -58,7 +61,9 @@ pub fn anchors(question: &str) -> Vec<String> {
     let mut rest = question;
     while let Some(start) = rest.find(['"', '“']) {
         let after = &rest[start + rest[start..].chars().next().map_or(1, char::len_utf8)..];
-        let Some(end) = after.find(['"', '”']) else { break };
+        let Some(end) = after.find(['"', '”']) else {
+            break;
+        };
         let phrase = after[..end].trim();
         if phrase.split_whitespace().count() >= 2 {
             out.push(phrase.to_owned());
@@ -70,7 +75,15 @@ pub fn anchors(question: &str) -> Vec<String> {
 
 /// The anchors that none of the texts contains (case-insensitive).
 pub fn missing_anchors(question: &str, texts: &[&str]) -> Vec<String> {
-    let lower: Vec<String> = texts.iter().map(|t| t.to_lowercase().split_whitespace().collect::<Vec<_>>().join(" ")).collect();
+    let lower: Vec<String> = texts
+        .iter()
+        .map(|t| {
+            t.to_lowercase()
+                .split_whitespace()
+                .collect::<Vec<_>>()
+                .join(" ")
+        })
+        .collect();
     anchors(question)
         .into_iter()
         .filter(|a| {
@@ -99,7 +112,12 @@ pub fn coverage(terms: &HashMap<String, f32>, text: &str) -> f32 {
         return 0.0;
     }
     let have = stems(text);
-    terms.iter().filter(|(t, _)| have.contains(*t)).map(|(_, w)| *w).sum::<f32>() / total
+    terms
+        .iter()
+        .filter(|(t, _)| have.contains(*t))
+        .map(|(_, w)| *w)
+        .sum::<f32>()
+        / total
 }
 
 /// Picks up to `max` sentences that best answer the question, best first.
@@ -129,8 +147,15 @@ pub fn pick(terms: &HashMap<String, f32>, evidence: &[Evidence], max: usize) -> 
     if cands.is_empty() {
         return Vec::new();
     }
-    let weights = idf(terms, &cands.iter().map(|c| c.stems.clone()).collect::<Vec<_>>());
-    let total: f32 = terms.iter().map(|(t, w)| w * weights.get(t).copied().unwrap_or(0.0)).sum::<f32>().max(1e-6);
+    let weights = idf(
+        terms,
+        &cands.iter().map(|c| c.stems.clone()).collect::<Vec<_>>(),
+    );
+    let total: f32 = terms
+        .iter()
+        .map(|(t, w)| w * weights.get(t).copied().unwrap_or(0.0))
+        .sum::<f32>()
+        .max(1e-6);
     let n_ev = evidence.len().max(1) as f32;
     let score = |c: &Cand| -> f32 {
         let overlap: f32 = terms
@@ -141,25 +166,50 @@ pub fn pick(terms: &HashMap<String, f32>, evidence: &[Evidence], max: usize) -> 
             / total;
         let rank_prior = 1.0 - c.evidence as f32 / n_ev;
         let len = c.sentence.text.chars().count();
-        let length_factor = if len < 40 { 0.7 } else if len > 600 { 0.8 } else { 1.0 };
+        let length_factor = if len < 40 {
+            0.7
+        } else if len > 600 {
+            0.8
+        } else {
+            1.0
+        };
         (0.8 * overlap + 0.2 * rank_prior) * length_factor
     };
-    let mut scored: Vec<(f32, usize)> = cands.iter().enumerate().map(|(i, c)| (score(c), i)).collect();
+    let mut scored: Vec<(f32, usize)> = cands
+        .iter()
+        .enumerate()
+        .map(|(i, c)| (score(c), i))
+        .collect();
     scored.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
-    let Some(&(best, best_i)) = scored.first() else { return Vec::new() };
+    let Some(&(best, best_i)) = scored.first() else {
+        return Vec::new();
+    };
     let mut chosen: Vec<usize> = vec![best_i];
-    let mut covered: HashSet<String> = cands[best_i].stems.iter().filter(|s| terms.contains_key(*s)).cloned().collect();
+    let mut covered: HashSet<String> = cands[best_i]
+        .stems
+        .iter()
+        .filter(|s| terms.contains_key(*s))
+        .cloned()
+        .collect();
     // The sentence right after the best one often finishes its thought.
-    let next = cands.iter().position(|c| c.evidence == cands[best_i].evidence && c.position == cands[best_i].position + 1);
+    let next = cands.iter().position(|c| {
+        c.evidence == cands[best_i].evidence && c.position == cands[best_i].position + 1
+    });
     for &(s, i) in scored.iter().skip(1) {
         if chosen.len() >= max {
             break;
         }
         let c = &cands[i];
-        let adds: HashSet<&String> = c.stems.iter().filter(|t| terms.contains_key(*t) && !covered.contains(*t)).collect();
+        let adds: HashSet<&String> = c
+            .stems
+            .iter()
+            .filter(|t| terms.contains_key(*t) && !covered.contains(*t))
+            .collect();
         let continuation = Some(i) == next && s >= 0.35 * best;
         let strong = s >= 0.75 * best && !adds.is_empty();
-        let duplicate = chosen.iter().any(|&j| jaccard(&cands[j].stems, &c.stems) > 0.6);
+        let duplicate = chosen
+            .iter()
+            .any(|&j| jaccard(&cands[j].stems, &c.stems) > 0.6);
         if (continuation || strong) && !duplicate {
             covered.extend(adds.into_iter().cloned());
             chosen.push(i);
@@ -206,23 +256,52 @@ mod tests {
 
     #[test]
     fn anchors_are_acronyms_codes_and_quoted_phrases() {
-        assert_eq!(anchors("Which SOC 2 criteria apply, and is ECCN 5D002 or C++17 named?"), vec!["SOC", "ECCN", "5D002", "C++17"]);
-        assert_eq!(anchors("What does \"legal hold\" mean for a Bank?"), vec!["legal hold"]);
-        assert_eq!(missing_anchors("Does GDPR apply?", &["The gdpr applies."]), Vec::<String>::new());
-        assert_eq!(missing_anchors("Does HIPAA apply?", &["The gdpr applies."]), vec!["HIPAA"]);
+        assert_eq!(
+            anchors("Which SOC 2 criteria apply, and is ECCN 5D002 or C++17 named?"),
+            vec!["SOC", "ECCN", "5D002", "C++17"]
+        );
+        assert_eq!(
+            anchors("What does \"legal hold\" mean for a Bank?"),
+            vec!["legal hold"]
+        );
+        assert_eq!(
+            missing_anchors("Does GDPR apply?", &["The gdpr applies."]),
+            Vec::<String>::new()
+        );
+        assert_eq!(
+            missing_anchors("Does HIPAA apply?", &["The gdpr applies."]),
+            vec!["HIPAA"]
+        );
     }
 
     #[test]
     fn picks_the_sentence_that_answers_and_maps_its_offset() {
         let evidence = vec![
-            ev("The board meets monthly. A licensed bank must maintain a minimum total capital ratio of 8 per cent of its risk-weighted assets.", 0),
-            ev("Penalties apply to late returns. Returns are due within 14 days.", 1),
+            ev(
+                "The board meets monthly. A licensed bank must maintain a minimum total capital ratio of 8 per cent of its risk-weighted assets.",
+                0,
+            ),
+            ev(
+                "Penalties apply to late returns. Returns are due within 14 days.",
+                1,
+            ),
         ];
         let terms = question_terms("What minimum capital ratio must a bank maintain?", "");
         let picked = pick(&terms, &evidence, 3);
-        assert!(picked[0].sentence.text.starts_with("A licensed bank must maintain"), "{picked:?}");
+        assert!(
+            picked[0]
+                .sentence
+                .text
+                .starts_with("A licensed bank must maintain"),
+            "{picked:?}"
+        );
         assert_eq!(picked[0].doc_char, 25);
         assert!(coverage(&terms, &picked[0].sentence.text) > 0.7);
-        assert!(coverage(&question_terms("What does HIPAA require for encryption?", ""), &evidence[0].text) < 0.3);
+        assert!(
+            coverage(
+                &question_terms("What does HIPAA require for encryption?", ""),
+                &evidence[0].text
+            ) < 0.3
+        );
     }
 }

@@ -16,10 +16,10 @@ use std::sync::{Arc, LazyLock, Mutex};
 
 use serde::Serialize;
 
+use crate::Error;
 use crate::index::Scope;
 use crate::library::{Library, SearchRequest};
 use crate::store::{DocStatus, Document, MessageRow, NewMessage, Profile};
-use crate::Error;
 use types::*;
 
 /// Thresholds of the confidence check (calibrated on the development set).
@@ -34,7 +34,10 @@ pub struct ConfidenceSettings {
 
 impl Default for ConfidenceSettings {
     fn default() -> Self {
-        Self { high: 0.62, medium: 0.42 }
+        Self {
+            high: 0.62,
+            medium: 0.42,
+        }
     }
 }
 
@@ -130,7 +133,10 @@ impl ActiveGuard {
 
 impl Drop for ActiveGuard {
     fn drop(&mut self) {
-        ACTIVE.lock().unwrap_or_else(|e| e.into_inner()).remove(&self.0);
+        ACTIVE
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .remove(&self.0);
     }
 }
 
@@ -182,8 +188,14 @@ impl StoredMessage {
             content: r.content.clone(),
             action: r.action.clone(),
             citations: serde_json::from_str(&r.citations).unwrap_or_default(),
-            confidence: r.confidence.as_deref().and_then(|c| serde_json::from_str(c).ok()),
-            retrieval: r.retrieval.as_deref().and_then(|c| serde_json::from_str(c).ok()),
+            confidence: r
+                .confidence
+                .as_deref()
+                .and_then(|c| serde_json::from_str(c).ok()),
+            retrieval: r
+                .retrieval
+                .as_deref()
+                .and_then(|c| serde_json::from_str(c).ok()),
             created_at: r.created_at.clone(),
         }
     }
@@ -216,7 +228,12 @@ impl<'a> Agent<'a> {
 
     /// Answers one user message (a new run), or returns the stored answer when this message id
     /// was answered before, or finishes the run a crash interrupted.
-    pub async fn ask(&self, profile: &Profile, req: AskRequest, emit: Emit<'_>) -> Result<TurnResult, Error> {
+    pub async fn ask(
+        &self,
+        profile: &Profile,
+        req: AskRequest,
+        emit: Emit<'_>,
+    ) -> Result<TurnResult, Error> {
         let text = req.text.trim().to_owned();
         if text.is_empty() {
             return Err(Error::InvalidInput("the message is empty".into()));
@@ -237,21 +254,28 @@ impl<'a> Agent<'a> {
             None => Mode::Extractive,
         };
         let store = self.lib.store();
-        let message_id = req.message_id.clone().unwrap_or_else(|| uuid::Uuid::now_v7().to_string());
+        let message_id = req
+            .message_id
+            .clone()
+            .unwrap_or_else(|| uuid::Uuid::now_v7().to_string());
         let reply_id = format!("{message_id}:reply");
         if let Some(existing) = store.message(&profile.id, &message_id).await? {
             // Idempotency: the same message id is one answer.
             if let Some(reply) = store.message(&profile.id, &reply_id).await? {
                 return self.stored_turn(&reply);
             }
-            return self.resume(profile, &existing.conversation_id, None, emit).await;
+            return self
+                .resume(profile, &existing.conversation_id, None, emit)
+                .await;
         }
         let thread_id = match &req.thread_id {
             Some(t) => store.conversation(&profile.id, t).await?.id,
             None => uuid::Uuid::now_v7().to_string(),
         };
         let _guard = ActiveGuard::take(&thread_id)?;
-        store.ensure_conversation(&profile.id, &thread_id, &resolve::thread_title(&text)).await?;
+        store
+            .ensure_conversation(&profile.id, &thread_id, &resolve::thread_title(&text))
+            .await?;
         let fresh = store
             .insert_message(
                 &profile.id,
@@ -266,7 +290,9 @@ impl<'a> Agent<'a> {
             )
             .await?;
         if !fresh {
-            return Err(Error::InvalidInput(format!("message id {message_id:?} is already in use; send a new id")));
+            return Err(Error::InvalidInput(format!(
+                "message id {message_id:?} is already in use; send a new id"
+            )));
         }
         let tags = resolve::tags(&text);
         let mut explicit = req.documents.clone();
@@ -297,19 +323,33 @@ impl<'a> Agent<'a> {
             choice: None,
             continue_anyway: false,
         };
-        emit(&Event::Started { thread_id, run_id: state.run_id.clone() });
-        let parent = self.checkpoint(&state, Node::Contextualize.as_str(), None).await?;
-        self.run(profile, state, Node::Contextualize, Some(parent), emit).await
+        emit(&Event::Started {
+            thread_id,
+            run_id: state.run_id.clone(),
+        });
+        let parent = self
+            .checkpoint(&state, Node::Contextualize.as_str(), None)
+            .await?;
+        self.run(profile, state, Node::Contextualize, Some(parent), emit)
+            .await
     }
 
     /// Continues a thread's last run: answers its open question with `choice`, or finishes a run
     /// that a crash interrupted.
-    pub async fn resume(&self, profile: &Profile, thread_id: &str, choice: Option<&str>, emit: Emit<'_>) -> Result<TurnResult, Error> {
+    pub async fn resume(
+        &self,
+        profile: &Profile,
+        thread_id: &str,
+        choice: Option<&str>,
+        emit: Emit<'_>,
+    ) -> Result<TurnResult, Error> {
         let store = self.lib.store();
         store.conversation(&profile.id, thread_id).await?;
         let _guard = ActiveGuard::take(thread_id)?;
         let Some(cp) = store.latest_checkpoint(&profile.id, thread_id).await? else {
-            return Err(Error::InvalidInput("this thread has no run to resume".into()));
+            return Err(Error::InvalidInput(
+                "this thread has no run to resume".into(),
+            ));
         };
         if cp.format_version != CHECKPOINT_FORMAT {
             return Err(Error::InvalidInput(format!(
@@ -317,36 +357,64 @@ impl<'a> Agent<'a> {
                 cp.format_version
             )));
         }
-        let mut state: RunState = serde_json::from_str(&cp.state).map_err(|e| Error::Internal(format!("checkpoint: {e}")))?;
-        emit(&Event::Started { thread_id: state.thread_id.clone(), run_id: state.run_id.clone() });
+        let mut state: RunState = serde_json::from_str(&cp.state)
+            .map_err(|e| Error::Internal(format!("checkpoint: {e}")))?;
+        emit(&Event::Started {
+            thread_id: state.thread_id.clone(),
+            run_id: state.run_id.clone(),
+        });
         match cp.node.as_str() {
-            DONE => Err(Error::InvalidInput("the thread's last run is finished; there is nothing to resume".into())),
+            DONE => Err(Error::InvalidInput(
+                "the thread's last run is finished; there is nothing to resume".into(),
+            )),
             INTERRUPTED => {
-                let pending = state.pending.clone().ok_or_else(|| Error::Internal("interrupted run without a question".into()))?;
+                let pending = state
+                    .pending
+                    .clone()
+                    .ok_or_else(|| Error::Internal("interrupted run without a question".into()))?;
                 let Some(choice) = choice else {
                     return Err(Error::InvalidInput(format!(
                         "the run is waiting for a choice: {}",
-                        pending.options.iter().map(|o| o.id.as_str()).collect::<Vec<_>>().join(", ")
+                        pending
+                            .options
+                            .iter()
+                            .map(|o| o.id.as_str())
+                            .collect::<Vec<_>>()
+                            .join(", ")
                     )));
                 };
                 if !pending.options.iter().any(|o| o.id == choice) {
                     return Err(Error::InvalidInput(format!(
                         "{choice:?} is not one of the options: {}",
-                        pending.options.iter().map(|o| o.id.as_str()).collect::<Vec<_>>().join(", ")
+                        pending
+                            .options
+                            .iter()
+                            .map(|o| o.id.as_str())
+                            .collect::<Vec<_>>()
+                            .join(", ")
                     )));
                 }
-                let next = self.apply_choice(profile, &mut state, &pending, choice).await?;
+                let next = self
+                    .apply_choice(profile, &mut state, &pending, choice)
+                    .await?;
                 let parent = self.checkpoint(&state, next.as_str(), Some(&cp.id)).await?;
                 self.run(profile, state, next, Some(parent), emit).await
             }
             other => {
-                let node = Node::parse(other).ok_or_else(|| Error::Internal(format!("unknown checkpoint node {other}")))?;
+                let node = Node::parse(other)
+                    .ok_or_else(|| Error::Internal(format!("unknown checkpoint node {other}")))?;
                 self.run(profile, state, node, Some(cp.id), emit).await
             }
         }
     }
 
-    async fn apply_choice(&self, profile: &Profile, state: &mut RunState, pending: &Interrupt, choice: &str) -> Result<Node, Error> {
+    async fn apply_choice(
+        &self,
+        profile: &Profile,
+        state: &mut RunState,
+        pending: &Interrupt,
+        choice: &str,
+    ) -> Result<Node, Error> {
         state.choice = Some(choice.to_owned());
         state.pending = None;
         let mut docs = state.documents.clone().unwrap_or_default();
@@ -376,20 +444,42 @@ impl<'a> Agent<'a> {
         }
     }
 
-    async fn checkpoint(&self, state: &RunState, node: &str, parent: Option<&str>) -> Result<String, Error> {
+    async fn checkpoint(
+        &self,
+        state: &RunState,
+        node: &str,
+        parent: Option<&str>,
+    ) -> Result<String, Error> {
         Ok(self
             .lib
             .store()
-            .save_checkpoint(&state.profile_id, &state.thread_id, &state.run_id, parent, node, CHECKPOINT_FORMAT, &json(state)?)
+            .save_checkpoint(
+                &state.profile_id,
+                &state.thread_id,
+                &state.run_id,
+                parent,
+                node,
+                CHECKPOINT_FORMAT,
+                &json(state)?,
+            )
             .await?)
     }
 
-    async fn run(&self, profile: &Profile, mut state: RunState, mut node: Node, mut parent: Option<String>, emit: Emit<'_>) -> Result<TurnResult, Error> {
+    async fn run(
+        &self,
+        profile: &Profile,
+        mut state: RunState,
+        mut node: Node,
+        mut parent: Option<String>,
+        emit: Emit<'_>,
+    ) -> Result<TurnResult, Error> {
         loop {
             if self.cancel.swap(false, Ordering::SeqCst) {
                 return Err(Error::Cancelled);
             }
-            emit(&Event::Status { message: node.status().to_owned() });
+            emit(&Event::Status {
+                message: node.status().to_owned(),
+            });
             let transition = match node {
                 Node::Contextualize => self.contextualize(profile, &mut state).await?,
                 Node::ResolveIntent => self.resolve_intent(&mut state),
@@ -402,26 +492,41 @@ impl<'a> Agent<'a> {
                     let turn = self.persist(profile, &state).await?;
                     self.checkpoint(&state, DONE, parent.as_deref()).await?;
                     if let Some(c) = &turn.answer.confidence {
-                        emit(&Event::Confidence { confidence: c.clone() });
+                        emit(&Event::Confidence {
+                            confidence: c.clone(),
+                        });
                     }
                     if turn.answer.usage.is_none() {
                         // Generated text was streamed as it arrived.
-                        emit(&Event::Token { text: turn.answer.text.clone() });
+                        emit(&Event::Token {
+                            text: turn.answer.text.clone(),
+                        });
                     }
-                    emit(&Event::Sources { citations: turn.answer.citations.clone() });
-                    emit(&Event::Done { message: turn.clone() });
+                    emit(&Event::Sources {
+                        citations: turn.answer.citations.clone(),
+                    });
+                    emit(&Event::Done {
+                        message: Box::new(turn.clone()),
+                    });
                     return Ok(turn);
                 }
             };
             match transition {
                 Transition::Next(next) => {
-                    parent = Some(self.checkpoint(&state, next.as_str(), parent.as_deref()).await?);
+                    parent = Some(
+                        self.checkpoint(&state, next.as_str(), parent.as_deref())
+                            .await?,
+                    );
                     node = next;
                 }
                 Transition::Interrupt(interrupt, _resume_at) => {
                     state.pending = Some(interrupt.clone());
                     let answer = Answer {
-                        status: if interrupt.kind == InterruptKind::LowConfidence { Status::Refused } else { Status::NeedsClarification },
+                        status: if interrupt.kind == InterruptKind::LowConfidence {
+                            Status::Refused
+                        } else {
+                            Status::NeedsClarification
+                        },
                         text: interrupt.prompt.clone(),
                         citations: Vec::new(),
                         confidence: state.answer.as_ref().and_then(|a| a.confidence.clone()),
@@ -430,9 +535,12 @@ impl<'a> Agent<'a> {
                     };
                     state.answer = Some(answer);
                     let turn = self.persist(profile, &state).await?;
-                    self.checkpoint(&state, INTERRUPTED, parent.as_deref()).await?;
+                    self.checkpoint(&state, INTERRUPTED, parent.as_deref())
+                        .await?;
                     emit(&Event::Clarification { interrupt });
-                    emit(&Event::Done { message: turn.clone() });
+                    emit(&Event::Done {
+                        message: Box::new(turn.clone()),
+                    });
                     return Ok(turn);
                 }
             }
@@ -442,15 +550,27 @@ impl<'a> Agent<'a> {
     // ------------------------------------------------------------------ history
 
     /// Documents of earlier turns, newest first (resolved scope, else cited documents).
-    async fn history_documents(&self, profile: &Profile, state: &RunState) -> Result<Vec<Vec<String>>, Error> {
-        let rows = self.lib.store().messages(&profile.id, &state.thread_id).await?;
+    async fn history_documents(
+        &self,
+        profile: &Profile,
+        state: &RunState,
+    ) -> Result<Vec<Vec<String>>, Error> {
+        let rows = self
+            .lib
+            .store()
+            .messages(&profile.id, &state.thread_id)
+            .await?;
         let mut out = Vec::new();
         for r in rows.iter().rev() {
             if r.role != "assistant" || r.id == state.assistant_message_id {
                 continue;
             }
             let m = StoredMessage::from_row(r);
-            let resolved = m.retrieval.as_ref().map(|r| r.documents.resolved.clone()).unwrap_or_default();
+            let resolved = m
+                .retrieval
+                .as_ref()
+                .map(|r| r.documents.resolved.clone())
+                .unwrap_or_default();
             if !resolved.is_empty() {
                 out.push(resolved);
                 continue;
@@ -466,8 +586,16 @@ impl<'a> Agent<'a> {
         Ok(out)
     }
 
-    async fn previous_standalone(&self, profile: &Profile, state: &RunState) -> Result<Option<String>, Error> {
-        let rows = self.lib.store().messages(&profile.id, &state.thread_id).await?;
+    async fn previous_standalone(
+        &self,
+        profile: &Profile,
+        state: &RunState,
+    ) -> Result<Option<String>, Error> {
+        let rows = self
+            .lib
+            .store()
+            .messages(&profile.id, &state.thread_id)
+            .await?;
         Ok(rows
             .iter()
             .rev()
@@ -477,7 +605,11 @@ impl<'a> Agent<'a> {
 
     // ------------------------------------------------------------------ nodes
 
-    async fn contextualize(&self, profile: &Profile, state: &mut RunState) -> Result<Transition, Error> {
+    async fn contextualize(
+        &self,
+        profile: &Profile,
+        state: &mut RunState,
+    ) -> Result<Transition, Error> {
         let own = resolve::strip_tags(&state.question);
         let standalone = if resolve::needs_context(&own) {
             match self.previous_standalone(profile, state).await? {
@@ -501,20 +633,31 @@ impl<'a> Agent<'a> {
         Transition::Next(Node::ResolveDocuments)
     }
 
-    async fn resolve_documents(&self, profile: &Profile, state: &mut RunState) -> Result<Transition, Error> {
+    async fn resolve_documents(
+        &self,
+        profile: &Profile,
+        state: &mut RunState,
+    ) -> Result<Transition, Error> {
         let store = self.lib.store();
         let mut explicit = Vec::new();
         for id in &state.explicit_documents {
             // Unknown ids and ids of other profiles are simply not found.
             let d = store.document(&profile.id, id).await?;
             if !matches!(d.status, DocStatus::Ready | DocStatus::Disabled) {
-                return Err(Error::InvalidInput(format!("document {} is {} and cannot be used", d.id, d.status.as_str())));
+                return Err(Error::InvalidInput(format!(
+                    "document {} is {} and cannot be used",
+                    d.id,
+                    d.status.as_str()
+                )));
             }
             explicit.push(d.id);
         }
         let own = resolve::strip_tags(&state.question);
         let action = state.action.unwrap_or(Action::Inquire);
-        let mut res = DocResolution { explicit: explicit.clone(), ..DocResolution::default() };
+        let mut res = DocResolution {
+            explicit: explicit.clone(),
+            ..DocResolution::default()
+        };
         let docs = self.lib.documents(profile).await?;
         if let Some(r) = resolve::reference(&own) {
             let history = self.history_documents(profile, state).await?;
@@ -523,14 +666,21 @@ impl<'a> Agent<'a> {
                 let mut v = ids.to_vec();
                 v.sort_by(|a, b| {
                     let (da, db) = (by_id.get(a.as_str()), by_id.get(b.as_str()));
-                    let key = |d: Option<&&Document>| d.map(|d| format!("{} {}", d.title, d.version)).unwrap_or_default();
+                    let key = |d: Option<&&Document>| {
+                        d.map(|d| format!("{} {}", d.title, d.version))
+                            .unwrap_or_default()
+                    };
                     resolve::natural_cmp(&key(db), &key(da))
                 });
                 v
             };
-            let (inferred, certainty, reasoning) = resolve::resolve_reference(r, &history, &newer_first);
+            let (inferred, certainty, reasoning) =
+                resolve::resolve_reference(r, &history, &newer_first);
             if explicit.is_empty() || !inferred.is_empty() {
-                res.inferred = inferred.into_iter().filter(|d| !explicit.contains(d)).collect();
+                res.inferred = inferred
+                    .into_iter()
+                    .filter(|d| !explicit.contains(d))
+                    .collect();
                 res.certainty = Some(certainty);
                 res.reasoning = reasoning;
             }
@@ -557,23 +707,53 @@ impl<'a> Agent<'a> {
         res.resolved = union(&res.explicit, &res.inferred);
         let certainty = res.certainty;
         state.documents = Some(res.clone());
-        let labels = |ids: &[String]| ids.iter().filter_map(|id| docs.iter().find(|d| &d.id == id)).map(Document::label).collect::<Vec<_>>();
+        let labels = |ids: &[String]| {
+            ids.iter()
+                .filter_map(|id| docs.iter().find(|d| &d.id == id))
+                .map(Document::label)
+                .collect::<Vec<_>>()
+        };
         match certainty {
             Some(Certainty::Medium) => {
-                let mut options = vec![ChoiceOption { id: "confirm".into(), label: format!("Use {}", labels(&res.inferred).join(" and ")) }];
-                options.extend(res.inferred.iter().filter_map(|id| docs.iter().find(|d| &d.id == id)).map(|d| ChoiceOption { id: format!("doc:{}", d.id), label: d.label() }));
+                let mut options = vec![ChoiceOption {
+                    id: "confirm".into(),
+                    label: format!("Use {}", labels(&res.inferred).join(" and ")),
+                }];
+                options.extend(
+                    res.inferred
+                        .iter()
+                        .filter_map(|id| docs.iter().find(|d| &d.id == id))
+                        .map(|d| ChoiceOption {
+                            id: format!("doc:{}", d.id),
+                            label: d.label(),
+                        }),
+                );
                 Ok(Transition::Interrupt(
                     Interrupt {
                         kind: InterruptKind::ConfirmDocuments,
-                        prompt: format!("I will proceed with {}. Please confirm.", labels(&res.inferred).join(" and ")),
+                        prompt: format!(
+                            "I will proceed with {}. Please confirm.",
+                            labels(&res.inferred).join(" and ")
+                        ),
                         options,
                     },
                     Node::Validate,
                 ))
             }
             Some(Certainty::Low) if res.resolved.is_empty() => {
-                let mut options = vec![ChoiceOption { id: "library".into(), label: "Search the whole library".into() }];
-                options.extend(docs.iter().filter(|d| d.status == DocStatus::Ready).take(5).map(|d| ChoiceOption { id: format!("doc:{}", d.id), label: d.label() }));
+                let mut options = vec![ChoiceOption {
+                    id: "library".into(),
+                    label: "Search the whole library".into(),
+                }];
+                options.extend(
+                    docs.iter()
+                        .filter(|d| d.status == DocStatus::Ready)
+                        .take(5)
+                        .map(|d| ChoiceOption {
+                            id: format!("doc:{}", d.id),
+                            label: d.label(),
+                        }),
+                );
                 Ok(Transition::Interrupt(
                     Interrupt {
                         kind: InterruptKind::SpecifyDocuments,
@@ -587,8 +767,23 @@ impl<'a> Agent<'a> {
         }
     }
 
-    async fn documents_by_retrieval(&self, profile: &Profile, message: &str, action: Action) -> Result<(Vec<String>, Certainty), Error> {
-        let hits = self.lib.search(profile, &SearchRequest { query: message.to_owned(), k: 10, ..SearchRequest::default() }).await?;
+    async fn documents_by_retrieval(
+        &self,
+        profile: &Profile,
+        message: &str,
+        action: Action,
+    ) -> Result<(Vec<String>, Certainty), Error> {
+        let hits = self
+            .lib
+            .search(
+                profile,
+                &SearchRequest {
+                    query: message.to_owned(),
+                    k: 10,
+                    ..SearchRequest::default()
+                },
+            )
+            .await?;
         let mut counts: Vec<(String, usize)> = Vec::new();
         for h in &hits {
             match counts.iter_mut().find(|(d, _)| *d == h.hit.document_id) {
@@ -596,11 +791,16 @@ impl<'a> Agent<'a> {
                 None => counts.push((h.hit.document_id.clone(), 1)),
             }
         }
-        counts.sort_by(|a, b| b.1.cmp(&a.1));
+        counts.sort_by_key(|c| std::cmp::Reverse(c.1));
         let want = if action == Action::Compare { 2 } else { 1 };
         let top: Vec<String> = counts.iter().take(want).map(|(d, _)| d.clone()).collect();
-        let share = counts.iter().take(want).map(|(_, n)| *n).sum::<usize>() as f32 / hits.len().max(1) as f32;
-        let certainty = if share >= 0.6 && top.len() == want { Certainty::High } else { Certainty::Medium };
+        let share = counts.iter().take(want).map(|(_, n)| *n).sum::<usize>() as f32
+            / hits.len().max(1) as f32;
+        let certainty = if share >= 0.6 && top.len() == want {
+            Certainty::High
+        } else {
+            Certainty::Medium
+        };
         Ok((top, certainty))
     }
 
@@ -613,7 +813,9 @@ impl<'a> Agent<'a> {
             Action::Compare => 2,
         };
         let prompt = if n > MAX_DOCUMENTS {
-            Some(format!("An action can use at most {MAX_DOCUMENTS} documents; {n} were given. Please specify up to {MAX_DOCUMENTS}."))
+            Some(format!(
+                "An action can use at most {MAX_DOCUMENTS} documents; {n} were given. Please specify up to {MAX_DOCUMENTS}."
+            ))
         } else if n < need {
             Some(match action {
                 Action::Compare => "A comparison needs at least two documents. Please specify the documents to compare.".to_owned(),
@@ -628,7 +830,10 @@ impl<'a> Agent<'a> {
                 Interrupt {
                     kind: InterruptKind::SpecifyDocuments,
                     prompt,
-                    options: vec![ChoiceOption { id: "library".into(), label: "Search the whole library".into() }],
+                    options: vec![ChoiceOption {
+                        id: "library".into(),
+                        label: "Search the whole library".into(),
+                    }],
                 },
                 Node::Validate,
             ),
@@ -636,7 +841,12 @@ impl<'a> Agent<'a> {
         }
     }
 
-    async fn act(&self, profile: &Profile, state: &mut RunState, emit: Emit<'_>) -> Result<Transition, Error> {
+    async fn act(
+        &self,
+        profile: &Profile,
+        state: &mut RunState,
+        emit: Emit<'_>,
+    ) -> Result<Transition, Error> {
         let action = state.action.unwrap_or(Action::Inquire);
         if action != Action::Inquire {
             state.answer = Some(Answer {
@@ -661,7 +871,11 @@ impl<'a> Agent<'a> {
             state.answer = Some(answer);
             return Ok(Transition::Next(Node::Format));
         }
-        let resolved = state.documents.as_ref().map(|d| d.resolved.clone()).unwrap_or_default();
+        let resolved = state
+            .documents
+            .as_ref()
+            .map(|d| d.resolved.clone())
+            .unwrap_or_default();
         let req = SearchRequest {
             query: state.standalone.clone().unwrap_or_else(|| own.clone()),
             k: 20,
@@ -671,7 +885,12 @@ impl<'a> Agent<'a> {
         };
         let scope: Scope = self.lib.resolve_scope(profile, &req).await?;
         if scope.document_ids.is_empty() {
-            let empty = self.lib.documents(profile).await?.iter().all(|d| d.status != DocStatus::Ready);
+            let empty = self
+                .lib
+                .documents(profile)
+                .await?
+                .iter()
+                .all(|d| d.status != DocStatus::Ready);
             state.answer = Some(refusal(if empty {
                 "The library is empty. Add a PDF to the library, then ask again."
             } else {
@@ -720,10 +939,12 @@ impl<'a> Agent<'a> {
                 usage = Some(g.usage);
                 proposed = g.proposed;
                 for (i, doc_char, quote) in g.quotes {
-                    if let Some(c) = self.cite(profile, &state.evidence[i], doc_char, &quote).await? {
-                        if !citations.iter().any(|x: &Citation| x.quote == c.quote) {
-                            citations.push(c);
-                        }
+                    if let Some(c) = self
+                        .cite(profile, &state.evidence[i], doc_char, &quote)
+                        .await?
+                        && !citations.iter().any(|x: &Citation| x.quote == c.quote)
+                    {
+                        citations.push(c);
                     }
                 }
                 if g.no_answer {
@@ -734,23 +955,50 @@ impl<'a> Agent<'a> {
             _ => {
                 for p in extractive::pick(&terms, &state.evidence, 3) {
                     proposed += 1;
-                    if let Some(c) = self.cite(profile, &state.evidence[p.evidence], p.doc_char, &p.sentence.text).await? {
+                    if let Some(c) = self
+                        .cite(
+                            profile,
+                            &state.evidence[p.evidence],
+                            p.doc_char,
+                            &p.sentence.text,
+                        )
+                        .await?
+                    {
                         citations.push(c);
                     }
                 }
                 citations
                     .iter()
-                    .map(|c| format!("“{}” (📄 {}, p. {})", c.quote, label(&c.title, &c.version), c.page))
+                    .map(|c| {
+                        format!(
+                            "“{}” (📄 {}, p. {})",
+                            c.quote,
+                            label(&c.title, &c.version),
+                            c.page
+                        )
+                    })
                     .collect::<Vec<_>>()
                     .join("\n\n")
             }
         };
-        let cited_text: String = citations.iter().map(|c| c.quote.as_str()).collect::<Vec<_>>().join(" ");
+        let cited_text: String = citations
+            .iter()
+            .map(|c| c.quote.as_str())
+            .collect::<Vec<_>>()
+            .join(" ");
         let coverage = extractive::coverage(&terms, &cited_text);
-        let retrieval = state.evidence.iter().map(|e| e.vector_score).fold(0.0f32, f32::max);
+        let retrieval = state
+            .evidence
+            .iter()
+            .map(|e| e.vector_score)
+            .fold(0.0f32, f32::max);
         let evidence_texts: Vec<&str> = state.evidence.iter().map(|e| e.text.as_str()).collect();
         let missing = extractive::missing_anchors(&own, &evidence_texts);
-        let verification = if proposed == 0 { 0.0 } else { citations.len() as f32 / proposed as f32 };
+        let verification = if proposed == 0 {
+            0.0
+        } else {
+            citations.len() as f32 / proposed as f32
+        };
         state.answer = Some(Answer {
             status: Status::Answered,
             text: body,
@@ -779,9 +1027,21 @@ impl<'a> Agent<'a> {
 
     /// Asks the model for an answer from the passages, streaming its text; returns the text and
     /// the quotes it proposes (evidence index, document offset, quote) for verification.
-    async fn generate(&self, profile: &Profile, state: &RunState, model: &crate::llm::ChatModel, emit: Emit<'_>) -> Result<Generated, Error> {
+    async fn generate(
+        &self,
+        profile: &Profile,
+        state: &RunState,
+        model: &crate::llm::ChatModel,
+        emit: Emit<'_>,
+    ) -> Result<Generated, Error> {
         use crate::llm::Message;
-        let docs: HashMap<String, Document> = self.lib.documents(profile).await?.into_iter().map(|d| (d.id.clone(), d)).collect();
+        let docs: HashMap<String, Document> = self
+            .lib
+            .documents(profile)
+            .await?
+            .into_iter()
+            .map(|d| (d.id.clone(), d))
+            .collect();
         let mut passages = String::new();
         for (i, e) in state.evidence.iter().enumerate() {
             let d = docs.get(&e.document_id);
@@ -801,14 +1061,27 @@ impl<'a> Agent<'a> {
              - If the passages do not answer the question, reply exactly NO_ANSWER.\n\n\
              ## Format\nWrite the answer (at most 5 sentences). Then a line containing only ---. Then one JSON object: \
              {{\"citations\": [{{\"passage\": <number>, \"quote\": \"<exact words copied from that passage, at most 300 characters>\"}}]}}",
-            if profile.industry.is_empty() { "not specified" } else { &profile.industry },
-            if profile.location.is_empty() { "not specified" } else { &profile.location },
+            if profile.industry.is_empty() {
+                "not specified"
+            } else {
+                &profile.industry
+            },
+            if profile.location.is_empty() {
+                "not specified"
+            } else {
+                &profile.location
+            },
         );
         let user = format!(
             "{history}Passages:\n\n{passages}Question: {}",
-            state.standalone.clone().unwrap_or_else(|| state.question.clone())
+            state
+                .standalone
+                .clone()
+                .unwrap_or_else(|| state.question.clone())
         );
-        let model_name = model.settings().model_for(state.action.unwrap_or(Action::Inquire));
+        let model_name = model
+            .settings()
+            .model_for(state.action.unwrap_or(Action::Inquire));
         let messages = vec![Message::System(system), Message::User(user)];
         let streamed = std::sync::Mutex::new(String::new());
         let on_token = |t: &str| {
@@ -842,7 +1115,9 @@ impl<'a> Agent<'a> {
             // The quote must be in the passage it names (else in any passage).
             let order = std::iter::once(n.saturating_sub(1)).chain(0..state.evidence.len());
             for i in order {
-                let Some(e) = state.evidence.get(i) else { continue };
+                let Some(e) = state.evidence.get(i) else {
+                    continue;
+                };
                 if let Some((s, t)) = text::find_quote(&e.text, &quote) {
                     let before = e.text[..s].chars().count() as u64;
                     quotes.push((i, e.char_start + before, e.text[s..t].to_owned()));
@@ -850,14 +1125,27 @@ impl<'a> Agent<'a> {
                 }
             }
         }
-        Ok(Generated { text: parsed.answer, quotes, proposed, usage, no_answer: parsed.no_answer })
+        Ok(Generated {
+            text: parsed.answer,
+            quotes,
+            proposed,
+            usage,
+            no_answer: parsed.no_answer,
+        })
     }
 
     /// The conversation for the model: the last 10 messages verbatim, older ones folded into a
     /// short summary line each.
     async fn window(&self, profile: &Profile, state: &RunState) -> Result<String, Error> {
-        let rows = self.lib.store().messages(&profile.id, &state.thread_id).await?;
-        let earlier: Vec<&MessageRow> = rows.iter().filter(|r| r.id != state.user_message_id && r.id != state.assistant_message_id).collect();
+        let rows = self
+            .lib
+            .store()
+            .messages(&profile.id, &state.thread_id)
+            .await?;
+        let earlier: Vec<&MessageRow> = rows
+            .iter()
+            .filter(|r| r.id != state.user_message_id && r.id != state.assistant_message_id)
+            .collect();
         if earlier.is_empty() {
             return Ok(String::new());
         }
@@ -866,7 +1154,11 @@ impl<'a> Agent<'a> {
         if split > 0 {
             out.push_str("(Summary of earlier messages)\n");
             for r in &earlier[..split] {
-                let first = text::sentences(&r.content).into_iter().next().map(|s| s.text).unwrap_or_default();
+                let first = text::sentences(&r.content)
+                    .into_iter()
+                    .next()
+                    .map(|s| s.text)
+                    .unwrap_or_default();
                 out.push_str(&format!("- {}: {}\n", r.role, text::clip(&first, 160)));
             }
         }
@@ -878,10 +1170,20 @@ impl<'a> Agent<'a> {
     }
 
     /// A citation for a sentence at `doc_char`, with the quote checked verbatim on its page.
-    async fn cite(&self, profile: &Profile, e: &Evidence, doc_char: u64, sentence: &str) -> Result<Option<Citation>, Error> {
+    async fn cite(
+        &self,
+        profile: &Profile,
+        e: &Evidence,
+        doc_char: u64,
+        sentence: &str,
+    ) -> Result<Option<Citation>, Error> {
         let store = self.lib.store();
         let starts = store.page_starts(&profile.id, &e.document_id).await?;
-        let page = starts.iter().rev().find(|(_, s)| *s as u64 <= doc_char).map_or(e.page, |(p, _)| *p);
+        let page = starts
+            .iter()
+            .rev()
+            .find(|(_, s)| *s as u64 <= doc_char)
+            .map_or(e.page, |(p, _)| *p);
         let Some(page_text) = store.page_text(&profile.id, &e.document_id, page).await? else {
             return Ok(None);
         };
@@ -906,30 +1208,83 @@ impl<'a> Agent<'a> {
         }))
     }
 
-    async fn catalogue_answer(&self, profile: &Profile, own: &str) -> Result<Option<Answer>, Error> {
+    async fn catalogue_answer(
+        &self,
+        profile: &Profile,
+        own: &str,
+    ) -> Result<Option<Answer>, Error> {
         let m = own.to_lowercase();
-        let asks_list = ["which versions", "what versions", "list my", "list all", "list the", "which documents do i have", "what documents do i have", "which documents are in", "what is in my library", "what's in my library"]
-            .iter()
-            .any(|p| m.contains(p));
+        let asks_list = [
+            "which versions",
+            "what versions",
+            "list my",
+            "list all",
+            "list the",
+            "which documents do i have",
+            "what documents do i have",
+            "which documents are in",
+            "what is in my library",
+            "what's in my library",
+        ]
+        .iter()
+        .any(|p| m.contains(p));
         if !asks_list {
             return Ok(None);
         }
         let docs = self.lib.documents(profile).await?;
-        let want_type = if m.contains("regulat") { Some(crate::store::DocType::Regulatory) } else if m.contains("polic") && !m.contains("regulat") { Some(crate::store::DocType::Policy) } else { None };
-        let terms: Vec<String> = text::content_terms(&m).into_iter().filter(|t| !["versions", "list", "documents", "regulatory", "policies", "library", "have", "my", "all"].contains(&t.as_str())).collect();
+        let want_type = if m.contains("regulat") {
+            Some(crate::store::DocType::Regulatory)
+        } else if m.contains("polic") && !m.contains("regulat") {
+            Some(crate::store::DocType::Policy)
+        } else {
+            None
+        };
+        let terms: Vec<String> = text::content_terms(&m)
+            .into_iter()
+            .filter(|t| {
+                ![
+                    "versions",
+                    "list",
+                    "documents",
+                    "regulatory",
+                    "policies",
+                    "library",
+                    "have",
+                    "my",
+                    "all",
+                ]
+                .contains(&t.as_str())
+            })
+            .collect();
         let mut rows: Vec<&Document> = docs
             .iter()
             .filter(|d| matches!(d.status, DocStatus::Ready | DocStatus::Disabled))
             .filter(|d| want_type.is_none_or(|t| d.doc_type == t))
-            .filter(|d| !m.contains("versions") || terms.is_empty() || terms.iter().any(|t| d.title.to_lowercase().contains(t.as_str())))
+            .filter(|d| {
+                !m.contains("versions")
+                    || terms.is_empty()
+                    || terms
+                        .iter()
+                        .any(|t| d.title.to_lowercase().contains(t.as_str()))
+            })
             .collect();
-        rows.sort_by(|a, b| a.title.to_lowercase().cmp(&b.title.to_lowercase()).then(resolve::natural_cmp(&a.version, &b.version)));
+        rows.sort_by(|a, b| {
+            a.title
+                .to_lowercase()
+                .cmp(&b.title.to_lowercase())
+                .then(resolve::natural_cmp(&a.version, &b.version))
+        });
         let text = if rows.is_empty() {
             "The library holds no matching documents.".to_owned()
         } else {
             rows.iter()
                 .map(|d| {
-                    let mut l = format!("- {} — {}, {} pages", d.label(), d.doc_type.as_str(), d.page_count);
+                    let mut l = format!(
+                        "- {} — {}, {} pages",
+                        d.label(),
+                        d.doc_type.as_str(),
+                        d.page_count
+                    );
                     if d.superseded_by.is_some() {
                         l.push_str(", superseded");
                     }
@@ -963,13 +1318,20 @@ impl<'a> Agent<'a> {
         let Some(answer) = state.answer.as_mut() else {
             return Transition::Next(Node::Format);
         };
-        if answer.status != Status::Answered || answer.citations.is_empty() && answer.confidence.as_ref().is_some_and(|c| c.score == 1.0) {
+        if answer.status != Status::Answered
+            || answer.citations.is_empty()
+                && answer.confidence.as_ref().is_some_and(|c| c.score == 1.0)
+        {
             return Transition::Next(Node::Format);
         }
         let Some(c) = answer.confidence.as_mut() else {
             return Transition::Next(Node::Format);
         };
-        c.score = if answer.citations.is_empty() { 0.0 } else { 0.55 * c.coverage + 0.3 * c.retrieval.clamp(0.0, 1.0) + 0.15 * c.verification };
+        c.score = if answer.citations.is_empty() {
+            0.0
+        } else {
+            0.55 * c.coverage + 0.3 * c.retrieval.clamp(0.0, 1.0) + 0.15 * c.verification
+        };
         if !c.missing.is_empty() {
             // The library never mentions a specific term of the question: no evidence.
             c.score = c.score.min(self.confidence.medium * 0.5);
@@ -982,14 +1344,28 @@ impl<'a> Agent<'a> {
             Level::Low
         };
         c.reason = match c.level {
-            Level::High => format!("the cited passages cover {:.0}% of the question's terms", c.coverage * 100.0),
-            Level::Medium => format!("partial evidence: the cited passages cover {:.0}% of the question's terms; verification with the source is recommended", c.coverage * 100.0),
-            Level::Low if !c.missing.is_empty() => format!("the library does not mention {}", c.missing.join(", ")),
-            Level::Low => format!("weak evidence: the best passages cover {:.0}% of the question's terms", c.coverage * 100.0),
+            Level::High => format!(
+                "the cited passages cover {:.0}% of the question's terms",
+                c.coverage * 100.0
+            ),
+            Level::Medium => format!(
+                "partial evidence: the cited passages cover {:.0}% of the question's terms; verification with the source is recommended",
+                c.coverage * 100.0
+            ),
+            Level::Low if !c.missing.is_empty() => {
+                format!("the library does not mention {}", c.missing.join(", "))
+            }
+            Level::Low => format!(
+                "weak evidence: the best passages cover {:.0}% of the question's terms",
+                c.coverage * 100.0
+            ),
         };
         if c.level == Level::Low && !state.continue_anyway {
             let confidence = c.clone();
-            state.answer = Some(Answer { confidence: Some(confidence), ..refusal("I don't have enough information in the library to answer that question.") });
+            state.answer = Some(Answer {
+                confidence: Some(confidence),
+                ..refusal("I don't have enough information in the library to answer that question.")
+            });
             return Transition::Interrupt(
                 Interrupt {
                     kind: InterruptKind::LowConfidence,
@@ -1003,36 +1379,60 @@ impl<'a> Agent<'a> {
             );
         }
         if c.level == Level::Low {
-            answer.text = format!("Limited information available. Verification with source documents recommended.\n\n{}", answer.text);
+            answer.text = format!(
+                "Limited information available. Verification with source documents recommended.\n\n{}",
+                answer.text
+            );
         }
         Transition::Next(Node::Format)
     }
 
     fn format(&self, state: &mut RunState) -> Transition {
         if let Some(a) = state.answer.as_mut() {
-            if a.status == Status::Answered && !a.citations.is_empty() && !a.text.contains("**Sources:**") {
+            if a.status == Status::Answered
+                && !a.citations.is_empty()
+                && !a.text.contains("**Sources:**")
+            {
                 let sources = a
                     .citations
                     .iter()
                     .enumerate()
-                    .map(|(i, c)| format!("{}. {} — page {}", i + 1, label(&c.title, &c.version), c.page))
+                    .map(|(i, c)| {
+                        format!(
+                            "{}. {} — page {}",
+                            i + 1,
+                            label(&c.title, &c.version),
+                            c.page
+                        )
+                    })
                     .collect::<Vec<_>>()
                     .join("\n");
                 a.text = format!("{}\n\n**Sources:**\n{sources}", a.text);
             }
-            if let Some(d) = &state.documents {
-                if d.certainty == Some(Certainty::High) && !d.inferred.is_empty() && a.status == Status::Answered && !a.text.starts_with("Using ") {
-                    a.text = format!("Using the documents from the conversation ({}).\n\n{}", d.reasoning, a.text);
-                }
+            if let Some(d) = &state.documents
+                && d.certainty == Some(Certainty::High)
+                && !d.inferred.is_empty()
+                && a.status == Status::Answered
+                && !a.text.starts_with("Using ")
+            {
+                a.text = format!(
+                    "Using the documents from the conversation ({}).\n\n{}",
+                    d.reasoning, a.text
+                );
             }
         } else {
-            state.answer = Some(refusal("I don't have enough information in the library to answer that question."));
+            state.answer = Some(refusal(
+                "I don't have enough information in the library to answer that question.",
+            ));
         }
         Transition::Next(Node::Persist)
     }
 
     async fn persist(&self, profile: &Profile, state: &RunState) -> Result<TurnResult, Error> {
-        let answer = state.answer.clone().unwrap_or_else(|| refusal("No answer was produced."));
+        let answer = state
+            .answer
+            .clone()
+            .unwrap_or_else(|| refusal("No answer was produced."));
         let retrieval = RetrievalInfo {
             question: state.question.clone(),
             standalone: state.standalone.clone().unwrap_or_default(),
@@ -1040,7 +1440,15 @@ impl<'a> Agent<'a> {
             intent_reason: state.intent_reason.clone(),
             documents: state.documents.clone().unwrap_or_default(),
             mode: state.mode,
-            evidence: state.evidence.iter().map(|e| EvidenceScore { chunk_id: e.chunk_id.clone(), vector_score: e.vector_score, score: e.score }).collect(),
+            evidence: state
+                .evidence
+                .iter()
+                .map(|e| EvidenceScore {
+                    chunk_id: e.chunk_id.clone(),
+                    vector_score: e.vector_score,
+                    score: e.score,
+                })
+                .collect(),
         };
         let turn = TurnResult {
             thread_id: state.thread_id.clone(),
@@ -1050,7 +1458,12 @@ impl<'a> Agent<'a> {
             retrieval,
             cached: false,
         };
-        let stored = StoredTurn { status: turn.answer.status, options: turn.answer.options.clone(), usage: turn.answer.usage.clone(), info: turn.retrieval.clone() };
+        let stored = StoredTurn {
+            status: turn.answer.status,
+            options: turn.answer.options.clone(),
+            usage: turn.answer.usage.clone(),
+            info: turn.retrieval.clone(),
+        };
         self.lib
             .store()
             .upsert_message(
@@ -1062,7 +1475,13 @@ impl<'a> Agent<'a> {
                     content: &turn.answer.text,
                     action: turn.action.map(Action::as_str),
                     citations: &json(&turn.answer.citations)?,
-                    confidence: turn.answer.confidence.as_ref().map(json).transpose()?.as_deref(),
+                    confidence: turn
+                        .answer
+                        .confidence
+                        .as_ref()
+                        .map(json)
+                        .transpose()?
+                        .as_deref(),
                     audit: None,
                     usage: Some(&json(&stored)?),
                     retrieval: Some(&json(&turn.retrieval)?),
@@ -1083,7 +1502,14 @@ impl<'a> Agent<'a> {
             thread_id: row.conversation_id.clone(),
             message_id: row.id.clone(),
             action: row.action.as_deref().and_then(Action::parse),
-            answer: Answer { status: stored.status, text: row.content.clone(), citations: m.citations, confidence: m.confidence, options: stored.options, usage: stored.usage },
+            answer: Answer {
+                status: stored.status,
+                text: row.content.clone(),
+                citations: m.citations,
+                confidence: m.confidence,
+                options: stored.options,
+                usage: stored.usage,
+            },
             retrieval: stored.info,
             cached: false,
         })
@@ -1093,22 +1519,51 @@ impl<'a> Agent<'a> {
     pub async fn thread(&self, profile: &Profile, thread_id: &str) -> Result<ThreadView, Error> {
         let store = self.lib.store();
         let conversation = store.conversation(&profile.id, thread_id).await?;
-        let messages = store.messages(&profile.id, thread_id).await?.iter().map(StoredMessage::from_row).collect();
-        Ok(ThreadView { conversation, messages })
+        let messages = store
+            .messages(&profile.id, thread_id)
+            .await?
+            .iter()
+            .map(StoredMessage::from_row)
+            .collect();
+        Ok(ThreadView {
+            conversation,
+            messages,
+        })
     }
 
     /// A thread as Markdown (citations included).
-    pub async fn export_markdown(&self, profile: &Profile, thread_id: &str) -> Result<String, Error> {
+    pub async fn export_markdown(
+        &self,
+        profile: &Profile,
+        thread_id: &str,
+    ) -> Result<String, Error> {
         let v = self.thread(profile, thread_id).await?;
-        let mut out = format!("# {}\n\n", if v.conversation.title.is_empty() { "Conversation" } else { &v.conversation.title });
+        let mut out = format!(
+            "# {}\n\n",
+            if v.conversation.title.is_empty() {
+                "Conversation"
+            } else {
+                &v.conversation.title
+            }
+        );
         for m in &v.messages {
             let who = if m.role == "user" { "You" } else { "PolicyPal" };
             out.push_str(&format!("## {who} — {}\n\n{}\n\n", m.created_at, m.content));
             if let Some(c) = &m.confidence {
-                out.push_str(&format!("Confidence: {:?} ({:.2}) — {}\n\n", c.level, c.score, c.reason));
+                out.push_str(&format!(
+                    "Confidence: {:?} ({:.2}) — {}\n\n",
+                    c.level, c.score, c.reason
+                ));
             }
             for (i, c) in m.citations.iter().enumerate() {
-                out.push_str(&format!("[{}] {}, page {} ({}): “{}”\n", i + 1, label(&c.title, &c.version), c.page, c.file_name, c.quote));
+                out.push_str(&format!(
+                    "[{}] {}, page {} ({}): “{}”\n",
+                    i + 1,
+                    label(&c.title, &c.version),
+                    c.page,
+                    c.file_name,
+                    c.quote
+                ));
             }
             if !m.citations.is_empty() {
                 out.push('\n');
@@ -1134,15 +1589,25 @@ fn refusal(message: &str) -> Answer {
         citations: Vec::new(),
         confidence: None,
         options: vec![
-            ChoiceOption { id: "tag_documents".into(), label: "📄 Tag specific documents".into() },
-            ChoiceOption { id: "rephrase".into(), label: "Rephrase the question".into() },
+            ChoiceOption {
+                id: "tag_documents".into(),
+                label: "📄 Tag specific documents".into(),
+            },
+            ChoiceOption {
+                id: "rephrase".into(),
+                label: "Rephrase the question".into(),
+            },
         ],
         usage: None,
     }
 }
 
 fn label(title: &str, version: &str) -> String {
-    if version.is_empty() { title.to_owned() } else { format!("{title} ({version})") }
+    if version.is_empty() {
+        title.to_owned()
+    } else {
+        format!("{title} ({version})")
+    }
 }
 
 fn union(a: &[String], b: &[String]) -> Vec<String> {
@@ -1157,12 +1622,27 @@ fn union(a: &[String], b: &[String]) -> Vec<String> {
 
 /// Documents whose title (or file name stem) the message names.
 fn mentioned_titles(message: &str, docs: &[Document]) -> Vec<String> {
-    let norm = |s: &str| format!(" {} ", s.to_lowercase().replace(['-', '_', '(', ')', ',', '?', '.', ':'], " ").split_whitespace().collect::<Vec<_>>().join(" "));
+    let norm = |s: &str| {
+        format!(
+            " {} ",
+            s.to_lowercase()
+                .replace(['-', '_', '(', ')', ',', '?', '.', ':'], " ")
+                .split_whitespace()
+                .collect::<Vec<_>>()
+                .join(" ")
+        )
+    };
     // Keep dots inside version numbers ("1.2") by normalising them the same way on both sides.
-    let m = norm(&message.replace(|c: char| c == '.' , " . "));
+    let m = norm(&message.replace('.', " . "));
     let mut out = Vec::new();
-    for d in docs.iter().filter(|d| matches!(d.status, DocStatus::Ready | DocStatus::Disabled)) {
-        let stem = d.file_name.rsplit_once('.').map_or(d.file_name.as_str(), |(s, _)| s);
+    for d in docs
+        .iter()
+        .filter(|d| matches!(d.status, DocStatus::Ready | DocStatus::Disabled))
+    {
+        let stem = d
+            .file_name
+            .rsplit_once('.')
+            .map_or(d.file_name.as_str(), |(s, _)| s);
         for name in [d.title.as_str(), stem, &d.label()] {
             let n = norm(&name.replace('.', " . "));
             if n.trim().chars().count() >= 4 && m.contains(&n) && !out.contains(&d.id) {
@@ -1193,13 +1673,21 @@ struct ParsedReply {
 fn parse_generated(reply: &str) -> Result<ParsedReply, String> {
     let trimmed = reply.trim();
     if trimmed == "NO_ANSWER" || trimmed.starts_with("NO_ANSWER") {
-        return Ok(ParsedReply { answer: String::new(), citations: Vec::new(), no_answer: true });
+        return Ok(ParsedReply {
+            answer: String::new(),
+            citations: Vec::new(),
+            no_answer: true,
+        });
     }
     let Some((answer, tail)) = trimmed.split_once("\n---") else {
         return Err("no --- line".into());
     };
     let tail = tail.trim().trim_start_matches('-').trim();
-    let tail = tail.trim_start_matches("```json").trim_start_matches("```").trim_end_matches("```").trim();
+    let tail = tail
+        .trim_start_matches("```json")
+        .trim_start_matches("```")
+        .trim_end_matches("```")
+        .trim();
     #[derive(serde::Deserialize)]
     struct Tail {
         citations: Vec<Item>,
@@ -1209,10 +1697,19 @@ fn parse_generated(reply: &str) -> Result<ParsedReply, String> {
         passage: usize,
         quote: String,
     }
-    let t: Tail = serde_json::from_str(tail).map_err(|e| format!("the JSON after --- is invalid: {e}"))?;
+    let t: Tail =
+        serde_json::from_str(tail).map_err(|e| format!("the JSON after --- is invalid: {e}"))?;
     let answer = answer.trim().to_owned();
     if answer.is_empty() {
         return Err("the answer is empty".into());
     }
-    Ok(ParsedReply { answer, citations: t.citations.into_iter().map(|i| (i.passage, i.quote)).collect(), no_answer: false })
+    Ok(ParsedReply {
+        answer,
+        citations: t
+            .citations
+            .into_iter()
+            .map(|i| (i.passage, i.quote))
+            .collect(),
+        no_answer: false,
+    })
 }

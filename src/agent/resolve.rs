@@ -13,7 +13,10 @@ use super::types::{Action, Certainty};
 /// Spec 004's title rule: the first 80 characters, cut at the last word boundary, with "…"
 /// when cut (trailing function words and punctuation are dropped first).
 pub fn thread_title(message: &str) -> String {
-    let clean = strip_tags(message).split_whitespace().collect::<Vec<_>>().join(" ");
+    let clean = strip_tags(message)
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ");
     if clean.chars().count() <= 80 {
         return clean;
     }
@@ -22,7 +25,11 @@ pub fn thread_title(message: &str) -> String {
     words.pop(); // the word the cut went through
     while let Some(last) = words.last() {
         let l = last.to_ascii_lowercase();
-        if ["in", "of", "and", "the", "a", "an", "to", "for", "on", "at", "or", "by", "with"].contains(&l.as_str()) {
+        if [
+            "in", "of", "and", "the", "a", "an", "to", "for", "on", "at", "or", "by", "with",
+        ]
+        .contains(&l.as_str())
+        {
             words.pop();
         } else {
             break;
@@ -75,7 +82,11 @@ pub fn tags(message: &str) -> Tags {
 /// The message without its tags.
 pub fn strip_tags(message: &str) -> String {
     match TAG.as_ref() {
-        Some(re) => re.replace_all(message, "").split_whitespace().collect::<Vec<_>>().join(" "),
+        Some(re) => re
+            .replace_all(message, "")
+            .split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" "),
         None => message.to_owned(),
     }
 }
@@ -84,13 +95,50 @@ pub fn strip_tags(message: &str) -> String {
 pub fn classify_intent(message: &str) -> (Action, &'static str) {
     let m = message.to_lowercase();
     let has = |words: &[&str]| words.iter().any(|w| m.contains(w));
-    if has(&["audit ", "audit:", "comply with", "complies with", "compliant with", "compliance of", "violat", "check this", "check the following", "against the"]) && !m.starts_with("what") {
-        return (Action::Audit, "the message asks to check a text against rules");
+    if has(&[
+        "audit ",
+        "audit:",
+        "comply with",
+        "complies with",
+        "compliant with",
+        "compliance of",
+        "violat",
+        "check this",
+        "check the following",
+        "against the",
+    ]) && !m.starts_with("what")
+    {
+        return (
+            Action::Audit,
+            "the message asks to check a text against rules",
+        );
     }
-    if has(&["compare", "comparison", "difference between", "differences between", "what changed", "how does it differ", "how do they differ", " versus ", " vs "]) {
-        return (Action::Compare, "the message asks for differences between documents");
+    if has(&[
+        "compare",
+        "comparison",
+        "difference between",
+        "differences between",
+        "what changed",
+        "how does it differ",
+        "how do they differ",
+        " versus ",
+        " vs ",
+    ]) {
+        return (
+            Action::Compare,
+            "the message asks for differences between documents",
+        );
     }
-    if has(&["summarize", "summarise", "summary", "overview", "key points", "main points", "outline of", "tl;dr"]) {
+    if has(&[
+        "summarize",
+        "summarise",
+        "summary",
+        "overview",
+        "key points",
+        "main points",
+        "outline of",
+        "tl;dr",
+    ]) {
         return (Action::Summarize, "the message asks for a summary");
     }
     (Action::Inquire, "a question to answer from the library")
@@ -112,10 +160,12 @@ pub enum Reference {
 static ONE: LazyLock<Option<Regex>> = LazyLock::new(|| {
     Regex::new(r"\b(it|its|that (document|doc|regulation|policy|standard|guide|manual|license|licence|file|one|text)|this (document|doc|regulation|policy|standard|guide|manual|license|licence|file|one)|the (document|regulation|policy|standard|guide|manual|license|licence) (above|mentioned|you (just )?(cited|quoted|mentioned))|the same (document|regulation|policy|one))\b").ok()
 });
-static SEVERAL: LazyLock<Option<Regex>> =
-    LazyLock::new(|| Regex::new(r"\b(those (two|three|documents|docs|regulations|policies|ones|versions)|these (two|three|documents|docs|versions)|both( of them)?|them|they)\b").ok());
-static NEWER: LazyLock<Option<Regex>> =
-    LazyLock::new(|| Regex::new(r"\b(newer|newest|latest|later|more recent|most recent|current)\b").ok());
+static SEVERAL: LazyLock<Option<Regex>> = LazyLock::new(|| {
+    Regex::new(r"\b(those (two|three|documents|docs|regulations|policies|ones|versions)|these (two|three|documents|docs|versions)|both( of them)?|them|they)\b").ok()
+});
+static NEWER: LazyLock<Option<Regex>> = LazyLock::new(|| {
+    Regex::new(r"\b(newer|newest|latest|later|more recent|most recent|current)\b").ok()
+});
 static OLDER: LazyLock<Option<Regex>> =
     LazyLock::new(|| Regex::new(r"\b(older|oldest|earlier|previous|prior|former)\b").ok());
 
@@ -151,27 +201,77 @@ pub fn resolve_reference(
     newer_first: &dyn Fn(&[String]) -> Vec<String>,
 ) -> (Vec<String>, Certainty, String) {
     let Some(last) = history.iter().find(|docs| !docs.is_empty()) else {
-        return (Vec::new(), Certainty::Low, "the message refers to earlier documents, but no earlier turn used any".into());
+        return (
+            Vec::new(),
+            Certainty::Low,
+            "the message refers to earlier documents, but no earlier turn used any".into(),
+        );
     };
     match r {
-        Reference::One if last.len() == 1 => (last.clone(), Certainty::High, "the message refers to the one document of the previous turn".into()),
-        Reference::One => (last.clone(), Certainty::Medium, format!("the message refers to one document and the previous turn used {}", last.len())),
-        Reference::Several => (last.clone(), Certainty::High, format!("the message refers to the {} documents of the previous turn", last.len())),
+        Reference::One if last.len() == 1 => (
+            last.clone(),
+            Certainty::High,
+            "the message refers to the one document of the previous turn".into(),
+        ),
+        Reference::One => (
+            last.clone(),
+            Certainty::Medium,
+            format!(
+                "the message refers to one document and the previous turn used {}",
+                last.len()
+            ),
+        ),
+        Reference::Several => (
+            last.clone(),
+            Certainty::High,
+            format!(
+                "the message refers to the {} documents of the previous turn",
+                last.len()
+            ),
+        ),
         Reference::Newer | Reference::Older if last.len() >= 2 => {
             let ordered = newer_first(last);
-            let pick = if r == Reference::Newer { ordered.first() } else { ordered.last() };
-            let which = if r == Reference::Newer { "newer" } else { "older" };
-            (pick.cloned().into_iter().collect(), Certainty::High, format!("the {which} of the documents of the previous turn"))
+            let pick = if r == Reference::Newer {
+                ordered.first()
+            } else {
+                ordered.last()
+            };
+            let which = if r == Reference::Newer {
+                "newer"
+            } else {
+                "older"
+            };
+            (
+                pick.cloned().into_iter().collect(),
+                Certainty::High,
+                format!("the {which} of the documents of the previous turn"),
+            )
         }
-        Reference::Newer | Reference::Older => (last.clone(), Certainty::Medium, "the message compares versions but the previous turn used one document".into()),
+        Reference::Newer | Reference::Older => (
+            last.clone(),
+            Certainty::Medium,
+            "the message compares versions but the previous turn used one document".into(),
+        ),
     }
 }
 
 /// A follow-up that needs earlier context to be understood on its own.
 pub fn needs_context(message: &str) -> bool {
     let m = message.trim().to_lowercase();
-    let starts = ["and ", "what about", "how about", "also", "does it", "is it", "and,", "then ", "so "];
-    starts.iter().any(|s| m.starts_with(s)) || reference(&m).is_some_and(|r| r == Reference::One && super::text::content_terms(&m).len() < 4)
+    let starts = [
+        "and ",
+        "what about",
+        "how about",
+        "also",
+        "does it",
+        "is it",
+        "and,",
+        "then ",
+        "so ",
+    ];
+    starts.iter().any(|s| m.starts_with(s))
+        || reference(&m)
+            .is_some_and(|r| r == Reference::One && super::text::content_terms(&m).len() < 4)
 }
 
 /// Compares version labels or titles naturally ("1.10" > "1.9", "2025" > "2024").
@@ -212,7 +312,9 @@ mod tests {
     #[test]
     fn titles_follow_spec_004() {
         assert_eq!(
-            thread_title("What is the university's policy on academic integrity and plagiarism in submitted coursework?"),
+            thread_title(
+                "What is the university's policy on academic integrity and plagiarism in submitted coursework?"
+            ),
             "What is the university's policy on academic integrity and plagiarism…"
         );
         assert_eq!(thread_title("Refund?"), "Refund?");
@@ -220,25 +322,48 @@ mod tests {
 
     #[test]
     fn tags_are_found_and_stripped() {
-        let t = tags("@compare @0190b0a0-0000-7000-8000-000000000001 and @0190B0A0-0000-7000-8000-000000000002 @web");
+        let t = tags(
+            "@compare @0190b0a0-0000-7000-8000-000000000001 and @0190B0A0-0000-7000-8000-000000000002 @web",
+        );
         assert_eq!(t.documents.len(), 2);
         assert_eq!(t.action, Some(Action::Compare));
         assert!(t.web);
-        assert_eq!(strip_tags("What does @0190b0a0-0000-7000-8000-000000000001 require?"), "What does require?");
+        assert_eq!(
+            strip_tags("What does @0190b0a0-0000-7000-8000-000000000001 require?"),
+            "What does require?"
+        );
     }
 
     #[test]
     fn intents_are_classified() {
-        assert_eq!(classify_intent("Compare GFDL 1.2 with GFDL 1.3.").0, Action::Compare);
-        assert_eq!(classify_intent("Give me an overview of the FHS").0, Action::Summarize);
-        assert_eq!(classify_intent("Audit this email against the policy").0, Action::Audit);
-        assert_eq!(classify_intent("What is the minimum capital ratio?").0, Action::Inquire);
+        assert_eq!(
+            classify_intent("Compare GFDL 1.2 with GFDL 1.3.").0,
+            Action::Compare
+        );
+        assert_eq!(
+            classify_intent("Give me an overview of the FHS").0,
+            Action::Summarize
+        );
+        assert_eq!(
+            classify_intent("Audit this email against the policy").0,
+            Action::Audit
+        );
+        assert_eq!(
+            classify_intent("What is the minimum capital ratio?").0,
+            Action::Inquire
+        );
     }
 
     #[test]
     fn references_resolve_against_earlier_turns() {
-        assert_eq!(reference("According to it, where should programs go?"), Some(Reference::One));
-        assert_eq!(reference("In the newer of those two, how many authors?"), Some(Reference::Newer));
+        assert_eq!(
+            reference("According to it, where should programs go?"),
+            Some(Reference::One)
+        );
+        assert_eq!(
+            reference("In the newer of those two, how many authors?"),
+            Some(Reference::Newer)
+        );
         assert_eq!(reference("Do those two agree?"), Some(Reference::Several));
         assert_eq!(reference("What is the capital ratio?"), None);
         let history = vec![vec!["a".to_owned(), "b".to_owned()]];
@@ -254,7 +379,10 @@ mod tests {
 
     #[test]
     fn versions_sort_naturally() {
-        assert_eq!(natural_cmp("GFDL-1.3", "GFDL-1.2"), std::cmp::Ordering::Greater);
+        assert_eq!(
+            natural_cmp("GFDL-1.3", "GFDL-1.2"),
+            std::cmp::Ordering::Greater
+        );
         assert_eq!(natural_cmp("1.10", "1.9"), std::cmp::Ordering::Greater);
     }
 }

@@ -47,7 +47,10 @@ pub fn sentences(passage: &str) -> Vec<Sentence> {
     while i < bytes.len() {
         let c = bytes[i];
         if c == b'\n' {
-            let next_upper = passage[i + 1..].chars().next().is_some_and(char::is_uppercase);
+            let next_upper = passage[i + 1..]
+                .chars()
+                .next()
+                .is_some_and(char::is_uppercase);
             let line = passage[line_start..i].trim();
             let heading_like = line.chars().count() < 60
                 && !line.ends_with(['.', ',', ';', ':', '-'])
@@ -111,7 +114,13 @@ static STOP_WORDS: LazyLock<HashSet<&'static str>> = LazyLock::new(|| {
 pub fn content_terms(text: &str) -> Vec<String> {
     let mut seen = HashSet::new();
     let mut out = Vec::new();
-    for raw in text.split(|c: char| c.is_whitespace() || matches!(c, ',' | ';' | ':' | '(' | ')' | '?' | '!' | '"' | '“' | '”' | '[' | ']' | '{' | '}')) {
+    for raw in text.split(|c: char| {
+        c.is_whitespace()
+            || matches!(
+                c,
+                ',' | ';' | ':' | '(' | ')' | '?' | '!' | '"' | '“' | '”' | '[' | ']' | '{' | '}'
+            )
+    }) {
         let token = raw
             .trim_matches(|c: char| !c.is_alphanumeric() && c != '/' && c != '_')
             .trim_end_matches('.')
@@ -140,14 +149,16 @@ pub fn content_terms(text: &str) -> Vec<String> {
 /// A crude English stem so "retained"/"retention"/"retains" and "penalties"/"penalty" meet.
 pub fn stem(word: &str) -> String {
     let w = word.to_lowercase();
-    for suffix in ["ations", "ation", "ings", "ing", "ies", "ied", "ed", "es", "ly", "s"] {
-        if let Some(base) = w.strip_suffix(suffix) {
-            if base.chars().count() >= 3 {
-                return match suffix {
-                    "ies" | "ied" => format!("{base}y"),
-                    _ => base.to_owned(),
-                };
-            }
+    for suffix in [
+        "ations", "ation", "ings", "ing", "ies", "ied", "ed", "es", "ly", "s",
+    ] {
+        if let Some(base) = w.strip_suffix(suffix)
+            && base.chars().count() >= 3
+        {
+            return match suffix {
+                "ies" | "ied" => format!("{base}y"),
+                _ => base.to_owned(),
+            };
         }
     }
     w
@@ -165,7 +176,12 @@ pub fn normalise_for_match(text: &str) -> (String, Vec<usize>) {
     while i < chars.len() {
         let (pos, c) = chars[i];
         // "regu-\nlation" → "regulation"
-        if c == '-' && i + 1 < chars.len() && chars[i + 1].1 == '\n' && i > 0 && chars[i - 1].1.is_alphabetic() {
+        if c == '-'
+            && i + 1 < chars.len()
+            && chars[i + 1].1 == '\n'
+            && i > 0
+            && chars[i - 1].1.is_alphabetic()
+        {
             i += 2;
             while i < chars.len() && chars[i].1.is_whitespace() {
                 i += 1;
@@ -219,7 +235,11 @@ pub fn normalise_for_match(text: &str) -> (String, Vec<usize>) {
 /// Finds `quote` in `haystack` tolerating whitespace, case, curly quotes and line-end
 /// hyphenation; returns the byte range of the exact stored text.
 pub fn find_quote(haystack: &str, quote: &str) -> Option<(usize, usize)> {
-    let (nq, _) = normalise_for_match(quote.trim().trim_matches(|c| c == '"' || c == '“' || c == '”'));
+    let (nq, _) = normalise_for_match(
+        quote
+            .trim()
+            .trim_matches(|c| c == '"' || c == '“' || c == '”'),
+    );
     if nq.chars().count() < 8 {
         return None;
     }
@@ -264,17 +284,37 @@ mod tests {
     fn content_terms_drop_stop_words_and_keep_compounds() {
         assert_eq!(
             content_terms("What is the minimum risk-weighted capital ratio in /etc/opt?"),
-            vec!["minimum", "risk-weighted", "risk", "weighted", "capital", "ratio", "/etc/opt", "etc", "opt"]
+            vec![
+                "minimum",
+                "risk-weighted",
+                "risk",
+                "weighted",
+                "capital",
+                "ratio",
+                "/etc/opt",
+                "etc",
+                "opt"
+            ]
         );
     }
 
     #[test]
     fn quotes_match_across_whitespace_case_and_hyphenation() {
         let page = "The file must consist of the process identifier in ASCII-encoded deci-\nmal, followed by a newline.";
-        let (s, e) = find_quote(page, "the process identifier in ascii-encoded decimal, followed").unwrap_or((0, 0));
-        assert_eq!(&page[s..e], "the process identifier in ASCII-encoded deci-\nmal, followed");
+        let (s, e) = find_quote(
+            page,
+            "the process identifier in ascii-encoded decimal, followed",
+        )
+        .unwrap_or((0, 0));
+        assert_eq!(
+            &page[s..e],
+            "the process identifier in ASCII-encoded deci-\nmal, followed"
+        );
         assert!(find_quote(page, "the process number in hexadecimal").is_none());
-        assert_eq!(find_quote("It’s “quoted”", "it's \"quoted\""), Some((0, 16)));
+        assert_eq!(
+            find_quote("It’s “quoted”", "it's \"quoted\""),
+            Some((0, 16))
+        );
     }
 
     #[test]

@@ -40,7 +40,12 @@ impl Action {
 
     /// Parses a tag such as `@compare` or `summarise`.
     pub fn parse(s: &str) -> Option<Self> {
-        match s.trim().trim_start_matches('@').to_ascii_lowercase().as_str() {
+        match s
+            .trim()
+            .trim_start_matches('@')
+            .to_ascii_lowercase()
+            .as_str()
+        {
             "inquire" | "ask" | "question" => Some(Self::Inquire),
             "summarize" | "summarise" | "summary" => Some(Self::Summarize),
             "compare" | "comparison" => Some(Self::Compare),
@@ -336,7 +341,7 @@ pub enum Event {
     /// The run finished.
     Done {
         /// The assistant message.
-        message: TurnResult,
+        message: Box<TurnResult>,
     },
 }
 

@@ -122,7 +122,11 @@ impl Store {
     }
 
     /// One conversation of a profile.
-    pub async fn conversation(&self, profile_id: &str, id: &str) -> Result<Conversation, StoreError> {
+    pub async fn conversation(
+        &self,
+        profile_id: &str,
+        id: &str,
+    ) -> Result<Conversation, StoreError> {
         let sql = format!("{CONVERSATION_SELECT} WHERE c.profile_id = ? AND c.id = ?");
         sqlx::query_as::<_, Conversation>(&sql)
             .bind(profile_id)
@@ -159,7 +163,12 @@ impl Store {
     }
 
     /// Renames a conversation.
-    pub async fn rename_conversation(&self, profile_id: &str, id: &str, title: &str) -> Result<(), StoreError> {
+    pub async fn rename_conversation(
+        &self,
+        profile_id: &str,
+        id: &str,
+        title: &str,
+    ) -> Result<(), StoreError> {
         let n = sqlx::query("UPDATE conversations SET title = ? WHERE id = ? AND profile_id = ?")
             .bind(title.trim())
             .bind(id)
@@ -174,14 +183,20 @@ impl Store {
     }
 
     /// Archives or restores a conversation.
-    pub async fn archive_conversation(&self, profile_id: &str, id: &str, archived: bool) -> Result<(), StoreError> {
-        let n = sqlx::query("UPDATE conversations SET archived = ? WHERE id = ? AND profile_id = ?")
-            .bind(archived)
-            .bind(id)
-            .bind(profile_id)
-            .execute(&self.pool)
-            .await?
-            .rows_affected();
+    pub async fn archive_conversation(
+        &self,
+        profile_id: &str,
+        id: &str,
+        archived: bool,
+    ) -> Result<(), StoreError> {
+        let n =
+            sqlx::query("UPDATE conversations SET archived = ? WHERE id = ? AND profile_id = ?")
+                .bind(archived)
+                .bind(id)
+                .bind(profile_id)
+                .execute(&self.pool)
+                .await?
+                .rows_affected();
         if n == 0 {
             return Err(StoreError::ConversationNotFound(id.to_owned()));
         }
@@ -189,17 +204,30 @@ impl Store {
     }
 
     /// Stores a message unless one with this id exists; returns whether it was new.
-    pub async fn insert_message(&self, profile_id: &str, m: &NewMessage<'_>) -> Result<bool, StoreError> {
+    pub async fn insert_message(
+        &self,
+        profile_id: &str,
+        m: &NewMessage<'_>,
+    ) -> Result<bool, StoreError> {
         self.write_message(profile_id, m, false).await
     }
 
     /// Stores a message, replacing the one with this id in the same profile and thread (an
     /// assistant reply that a resumed run completes).
-    pub async fn upsert_message(&self, profile_id: &str, m: &NewMessage<'_>) -> Result<bool, StoreError> {
+    pub async fn upsert_message(
+        &self,
+        profile_id: &str,
+        m: &NewMessage<'_>,
+    ) -> Result<bool, StoreError> {
         self.write_message(profile_id, m, true).await
     }
 
-    async fn write_message(&self, profile_id: &str, m: &NewMessage<'_>, replace: bool) -> Result<bool, StoreError> {
+    async fn write_message(
+        &self,
+        profile_id: &str,
+        m: &NewMessage<'_>,
+        replace: bool,
+    ) -> Result<bool, StoreError> {
         let ts = now();
         let conflict = if replace {
             "ON CONFLICT(id) DO UPDATE SET content = excluded.content, action = excluded.action, \
@@ -214,21 +242,21 @@ impl Store {
              VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) {conflict}"
         );
         let n = sqlx::query(&sql)
-        .bind(m.id)
-        .bind(profile_id)
-        .bind(m.conversation_id)
-        .bind(m.role)
-        .bind(m.content)
-        .bind(m.action)
-        .bind(m.citations)
-        .bind(m.confidence)
-        .bind(m.audit)
-        .bind(m.usage)
-        .bind(m.retrieval)
-        .bind(&ts)
-        .execute(&self.pool)
-        .await?
-        .rows_affected();
+            .bind(m.id)
+            .bind(profile_id)
+            .bind(m.conversation_id)
+            .bind(m.role)
+            .bind(m.content)
+            .bind(m.action)
+            .bind(m.citations)
+            .bind(m.confidence)
+            .bind(m.audit)
+            .bind(m.usage)
+            .bind(m.retrieval)
+            .bind(&ts)
+            .execute(&self.pool)
+            .await?
+            .rows_affected();
         sqlx::query("UPDATE conversations SET updated_at = ? WHERE id = ? AND profile_id = ?")
             .bind(&ts)
             .bind(m.conversation_id)
@@ -239,7 +267,11 @@ impl Store {
     }
 
     /// One message of a profile.
-    pub async fn message(&self, profile_id: &str, id: &str) -> Result<Option<MessageRow>, StoreError> {
+    pub async fn message(
+        &self,
+        profile_id: &str,
+        id: &str,
+    ) -> Result<Option<MessageRow>, StoreError> {
         Ok(sqlx::query_as::<_, MessageRow>(
             "SELECT id, conversation_id, role, content, action, citations, confidence, audit, usage, retrieval, created_at \
              FROM messages WHERE profile_id = ? AND id = ?",
@@ -251,7 +283,11 @@ impl Store {
     }
 
     /// Messages of a thread in order.
-    pub async fn messages(&self, profile_id: &str, conversation_id: &str) -> Result<Vec<MessageRow>, StoreError> {
+    pub async fn messages(
+        &self,
+        profile_id: &str,
+        conversation_id: &str,
+    ) -> Result<Vec<MessageRow>, StoreError> {
         Ok(sqlx::query_as::<_, MessageRow>(
             "SELECT id, conversation_id, role, content, action, citations, confidence, audit, usage, retrieval, created_at \
              FROM messages WHERE profile_id = ? AND conversation_id = ? ORDER BY created_at, rowid",
