@@ -549,25 +549,13 @@ impl Library {
             timings.embed_s += t.elapsed().as_secs_f64();
             timings.tokens += embedded.tokens;
             let t = Instant::now();
-            let rows: Vec<ChunkRow> = batch
-                .iter()
-                .zip(embedded.vectors)
-                .map(|(c, vector)| ChunkRow {
-                    chunk_id: format!("{}:{}", b.doc_id, c.index),
-                    profile_id: profile_id.clone(),
-                    document_id: b.doc_id.to_owned(),
-                    set_id: set_id.clone(),
-                    doc_type: b.doc_type.as_str().to_owned(),
-                    page_start: c.page_start,
-                    page_end: c.page_end,
-                    chunk_index: c.index,
-                    char_start: c.char_start as u64,
-                    char_end: c.char_end as u64,
-                    heading: c.heading.clone(),
-                    text: c.text.clone(),
-                    vector,
-                })
-                .collect();
+            let owner = RowOwner {
+                profile_id,
+                document_id: b.doc_id,
+                set_id: &set_id,
+                doc_type: b.doc_type,
+            };
+            let rows = owner.rows(batch, embedded.vectors);
             b.index.add(&rows).await?;
             self.store
                 .renew_lease(profile_id, b.doc_id, b.lease)
@@ -827,25 +815,13 @@ impl Library {
                     }
                     let texts: Vec<String> = batch.iter().map(|c| c.text.clone()).collect();
                     let embedded = embedder.embed(&texts).await?;
-                    let rows: Vec<ChunkRow> = batch
-                        .iter()
-                        .zip(embedded.vectors)
-                        .map(|(c, vector)| ChunkRow {
-                            chunk_id: format!("{}:{}", doc.id, c.index),
-                            profile_id: profile.id.clone(),
-                            document_id: doc.id.clone(),
-                            set_id: doc.set_id.clone().unwrap_or_default(),
-                            doc_type: doc.doc_type.as_str().to_owned(),
-                            page_start: c.page_start,
-                            page_end: c.page_end,
-                            chunk_index: c.index,
-                            char_start: c.char_start as u64,
-                            char_end: c.char_end as u64,
-                            heading: c.heading.clone(),
-                            text: c.text.clone(),
-                            vector,
-                        })
-                        .collect();
+                    let owner = RowOwner {
+                        profile_id: &profile.id,
+                        document_id: &doc.id,
+                        set_id: doc.set_id.as_deref().unwrap_or(""),
+                        doc_type: doc.doc_type,
+                    };
+                    let rows = owner.rows(batch, embedded.vectors);
                     index.add(&rows).await?;
                 }
                 count += 1;
@@ -869,6 +845,38 @@ struct IngestBody<'a> {
     embedder: &'a dyn Embedder,
     index: &'a ChunkIndex,
     lease: Duration,
+}
+
+/// Whose chunks are being written: turns chunks and their vectors into index rows.
+struct RowOwner<'a> {
+    profile_id: &'a str,
+    document_id: &'a str,
+    set_id: &'a str,
+    doc_type: DocType,
+}
+
+impl RowOwner<'_> {
+    fn rows(&self, chunks: &[chunk::Chunk], vectors: Vec<Vec<f32>>) -> Vec<ChunkRow> {
+        chunks
+            .iter()
+            .zip(vectors)
+            .map(|(c, vector)| ChunkRow {
+                chunk_id: format!("{}:{}", self.document_id, c.index),
+                profile_id: self.profile_id.to_owned(),
+                document_id: self.document_id.to_owned(),
+                set_id: self.set_id.to_owned(),
+                doc_type: self.doc_type.as_str().to_owned(),
+                page_start: c.page_start,
+                page_end: c.page_end,
+                chunk_index: c.index,
+                char_start: c.char_start as u64,
+                char_end: c.char_end as u64,
+                heading: c.heading.clone(),
+                text: c.text.clone(),
+                vector,
+            })
+            .collect()
+    }
 }
 
 /// The page holding the larger part of a chunk.

@@ -372,26 +372,20 @@ impl<'a> Agent<'a> {
                     .pending
                     .clone()
                     .ok_or_else(|| Error::Internal("interrupted run without a question".into()))?;
+                let ids = pending
+                    .options
+                    .iter()
+                    .map(|o| o.id.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", ");
                 let Some(choice) = choice else {
                     return Err(Error::InvalidInput(format!(
-                        "the run is waiting for a choice: {}",
-                        pending
-                            .options
-                            .iter()
-                            .map(|o| o.id.as_str())
-                            .collect::<Vec<_>>()
-                            .join(", ")
+                        "the run is waiting for a choice: {ids}"
                     )));
                 };
                 if !pending.options.iter().any(|o| o.id == choice) {
                     return Err(Error::InvalidInput(format!(
-                        "{choice:?} is not one of the options: {}",
-                        pending
-                            .options
-                            .iter()
-                            .map(|o| o.id.as_str())
-                            .collect::<Vec<_>>()
-                            .join(", ")
+                        "{choice:?} is not one of the options: {ids}"
                     )));
                 }
                 let next = self
