@@ -7,9 +7,12 @@ ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 MODEL_DIR=$ROOT/models/all-MiniLM-L6-v2
 
 # Debian packages: protobuf for lancedb's build, dbus for the keychain, the PDF tools for the
-# eval corpus and fixtures, gnome-keyring + dbus for a real Secret Service in tests.
+# eval corpus and fixtures, gnome-keyring + dbus for a real Secret Service in tests, WebKitGTK
+# and friends for the Tauri window, Xvfb + WebKitWebDriver to drive that window in tests.
 APT_PACKAGES="build-essential pkg-config protobuf-compiler libprotobuf-dev libdbus-1-dev dbus \
-gnome-keyring libsecret-tools enscript ghostscript poppler-utils qpdf python3 python3-pip curl ca-certificates"
+gnome-keyring libsecret-tools enscript ghostscript poppler-utils qpdf python3 python3-pip curl ca-certificates \
+libwebkit2gtk-4.1-dev libsoup-3.0-dev libjavascriptcoregtk-4.1-dev libgtk-3-dev librsvg2-dev \
+xvfb xauth webkit2gtk-driver x11-apps fonts-noto-color-emoji"
 
 say() { printf '\033[1m==> %s\033[0m\n' "$*" >&2; }
 
@@ -65,6 +68,23 @@ PY
   mkdir -p "$MODEL_DIR"
   cp "$src/model.safetensors" "$src/tokenizer.json" "$src/config.json" "$src/vocab.txt" "$MODEL_DIR/"
   rm -rf "$tmp"
+}
+
+# The UI is built with the machine's Node.js (20.19 or newer; Vite 8 needs it) from the npm
+# registry, locked by ui/package-lock.json.
+check_node() {
+  if ! command -v node >/dev/null || ! command -v npm >/dev/null; then
+    echo "Node.js 20.19+ and npm are needed to build the interface (ui/)" >&2; return 1
+  fi
+  node -e 'const [a,b]=process.versions.node.split(".").map(Number); process.exit(a>20||(a===20&&b>=19)?0:1)' \
+    || { echo "Node.js $(node --version) is too old: 20.19 or newer is needed" >&2; return 1; }
+}
+
+build_ui() {
+  check_node
+  say "building the interface (ui/)"
+  (cd "$ROOT/ui" && { [ -d node_modules ] && npm ls --depth=0 >/dev/null 2>&1 || npm ci --no-audit --no-fund --loglevel=error; } \
+    && npm run --silent build)
 }
 
 setup_env() {

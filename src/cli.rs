@@ -430,7 +430,7 @@ fn print_json(v: &impl serde::Serialize) -> Result<(), Error> {
 async fn run(cli: Cli) -> Result<i32, Error> {
     let dir = DataDir::resolve(cli.data_dir.as_deref())?;
     dir.ensure()?;
-    let _log = init_logging(&dir);
+    let _log = crate::logging::init(&dir);
     if let Command::Bench(cmd) = &cli.command {
         return run_bench(&dir, cmd).await.map(|()| 0);
     }
@@ -924,29 +924,6 @@ impl ProgressReporter {
             bar.finish_and_clear();
         }
     }
-}
-
-/// Rolling daily log files in `<data dir>/logs`, filtered by `RUST_LOG` (default `info`).
-/// Document text, prompts and secrets are never logged at info level.
-fn init_logging(dir: &DataDir) -> Option<tracing_appender::non_blocking::WorkerGuard> {
-    use tracing_subscriber::EnvFilter;
-    let appender = tracing_appender::rolling::Builder::new()
-        .rotation(tracing_appender::rolling::Rotation::DAILY)
-        .filename_prefix("policypal")
-        .filename_suffix("log")
-        .max_log_files(14)
-        .build(dir.logs_dir())
-        .ok()?;
-    let (writer, guard) = tracing_appender::non_blocking(appender);
-    let filter = EnvFilter::try_from_default_env()
-        .unwrap_or_else(|_| EnvFilter::new("info,lance=warn,lancedb=warn,datafusion=warn"));
-    tracing_subscriber::fmt()
-        .with_env_filter(filter)
-        .with_writer(writer)
-        .with_ansi(false)
-        .try_init()
-        .ok()?;
-    Some(guard)
 }
 
 fn parse_mode(m: Option<&str>) -> Option<Mode> {

@@ -23,6 +23,7 @@ pub mod index;
 pub mod ingest;
 pub mod library;
 pub mod llm;
+pub mod logging;
 pub mod secrets;
 pub mod store;
 

@@ -4,9 +4,9 @@
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
 
-use policypal::ErrorKind;
 use policypal::agent::Agent;
 use policypal::agent::types::{Action, AskRequest, Event, Status};
+use policypal::{ErrorKind, IngestRequest};
 
 use crate::common::{TestLib, fixture, ingest, make_pdf, request, write};
 
@@ -321,8 +321,125 @@ async fn other_actions_route_honestly_and_validation_interrupts_resume() {
         .await
         .unwrap();
     assert_eq!(summary.action, Some(Action::Summarize));
-    assert_eq!(summary.answer.status, Status::NotAvailable);
-    assert!(summary.answer.text.contains("not available"));
+    assert_eq!(summary.answer.status, Status::Answered);
+    // Key points: several, each quoted verbatim from the page it cites, in document order,
+    // and spread over the document rather than taken from its first page.
+    let cites = &summary.answer.citations;
+    assert!(cites.len() >= 3, "{}", summary.answer.text);
+    for c in cites {
+        assert_eq!(c.document_id, a.id);
+        let page = t
+            .lib
+            .store()
+            .page_text(&p.id, &a.id, c.page)
+            .await
+            .unwrap()
+            .unwrap();
+        assert!(
+            page.contains(&c.quote),
+            "{:?} not on page {}",
+            c.quote,
+            c.page
+        );
+    }
+    assert!(cites.windows(2).all(|w| w[0].page <= w[1].page));
+    assert!(cites.last().unwrap().page > cites[0].page, "{cites:?}");
+    assert!(summary.answer.text.contains("Key points of"));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn compare_quotes_both_versions_old_to_new_and_calls_out_the_changed_number() {
+    let t = TestLib::new().await;
+    let p = t.profile("alice").await;
+    // Ingested new first: the answer must still read old → new.
+    let labelled = |file: &str, version: &str| IngestRequest {
+        title: Some("Capital Guidelines".into()),
+        version: Some(version.into()),
+        ..request(fixture(file))
+    };
+    let new = ingest(&t.lib, &p, labelled("capital-2025.pdf", "2025"))
+        .await
+        .unwrap()
+        .document;
+    let old = ingest(&t.lib, &p, labelled("capital-2024.pdf", "2024"))
+        .await
+        .unwrap()
+        .document;
+    let agent = Agent::new(&t.lib);
+    let turn = agent
+        .ask(
+            &p,
+            AskRequest {
+                documents: vec![new.id.clone(), old.id.clone()],
+                action: Some(Action::Compare),
+                ..ask("How did the minimum total capital ratio change?")
+            },
+            QUIET,
+        )
+        .await
+        .unwrap();
+    assert_eq!(turn.answer.status, Status::Answered, "{}", turn.answer.text);
+    let docs: Vec<&str> = turn
+        .answer
+        .citations
+        .iter()
+        .map(|c| c.document_id.as_str())
+        .collect();
+    assert!(
+        docs.contains(&old.id.as_str()) && docs.contains(&new.id.as_str()),
+        "{docs:?}"
+    );
+    let text = &turn.answer.text;
+    assert!(
+        text.find("2024").unwrap() < text.find("2025").unwrap(),
+        "{text}"
+    );
+    assert!(
+        text.contains("8 per") && text.contains("10.5 per"),
+        "{text}"
+    );
+    assert!(text.contains("What changed"), "{text}");
+    for c in &turn.answer.citations {
+        let page = t
+            .lib
+            .store()
+            .page_text(&p.id, &c.document_id, c.page)
+            .await
+            .unwrap()
+            .unwrap();
+        assert!(
+            page.contains(&c.quote),
+            "{:?} not on page {}",
+            c.quote,
+            c.page
+        );
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn compare_and_audit_say_they_are_not_available_yet() {
+    let t = TestLib::new().await;
+    let p = t.profile("alice").await;
+    let a = ingest(&t.lib, &p, request(fixture("capital-2024.pdf")))
+        .await
+        .unwrap()
+        .document;
+    let agent = Agent::new(&t.lib);
+    let audit = agent
+        .ask(
+            &p,
+            AskRequest {
+                documents: vec![a.id.clone()],
+                action: Some(Action::Audit),
+                ..ask("Audit: we keep a capital ratio of 6 per cent")
+            },
+            QUIET,
+        )
+        .await
+        .unwrap();
+    assert_eq!(audit.answer.status, Status::NotAvailable);
+    assert!(audit.answer.text.contains("not available"));
+    assert!(audit.answer.citations.is_empty());
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

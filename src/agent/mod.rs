@@ -5,8 +5,10 @@
 //! crash recovery from the last checkpoint, one active run per thread, cancellation, and the
 //! events a front end streams. Must not: print, or answer from anything but retrieved passages.
 
+pub mod compare;
 pub mod extractive;
 pub mod resolve;
+pub mod summarize;
 pub mod text;
 pub mod types;
 
@@ -174,14 +176,24 @@ pub struct StoredMessage {
     pub citations: Vec<Citation>,
     /// Confidence.
     pub confidence: Option<Confidence>,
-    /// Status and options of an assistant message.
+    /// How the answer was retrieved (assistant messages).
     pub retrieval: Option<RetrievalInfo>,
+    /// Outcome of an assistant message.
+    pub status: Option<Status>,
+    /// Options the assistant offered (clarification, low confidence, refusal).
+    pub options: Vec<ChoiceOption>,
+    /// Token usage and cost when an LLM wrote the answer.
+    pub usage: Option<Usage>,
     /// When.
     pub created_at: String,
 }
 
 impl StoredMessage {
     fn from_row(r: &MessageRow) -> Self {
+        let turn: Option<StoredTurn> = r
+            .usage
+            .as_deref()
+            .and_then(|u| serde_json::from_str(u).ok());
         Self {
             id: r.id.clone(),
             role: r.role.clone(),
@@ -196,6 +208,9 @@ impl StoredMessage {
                 .retrieval
                 .as_deref()
                 .and_then(|c| serde_json::from_str(c).ok()),
+            status: turn.as_ref().map(|t| t.status),
+            options: turn.as_ref().map(|t| t.options.clone()).unwrap_or_default(),
+            usage: turn.and_then(|t| t.usage),
             created_at: r.created_at.clone(),
         }
     }
@@ -844,16 +859,18 @@ impl<'a> Agent<'a> {
         emit: Emit<'_>,
     ) -> Result<Transition, Error> {
         let action = state.action.unwrap_or(Action::Inquire);
+        if action == Action::Summarize {
+            return self.summarize(profile, state).await;
+        }
+        if action == Action::Compare {
+            return self.compare(profile, state).await;
+        }
         if action != Action::Inquire {
             state.answer = Some(Answer {
                 status: Status::NotAvailable,
                 text: format!(
                     "{} is not available in this version of PolicyPal yet. Ask a question about the documents instead, and I will answer it with cited passages.",
-                    match action {
-                        Action::Summarize => "Summarize",
-                        Action::Compare => "Compare",
-                        _ => "Audit",
-                    }
+                    "Audit"
                 ),
                 citations: Vec::new(),
                 confidence: None,
@@ -1012,6 +1029,285 @@ impl<'a> Agent<'a> {
             usage,
         });
         Ok(Transition::Next(Node::CheckConfidence))
+    }
+
+    /// Compare: the passages of each document that best answer the question, side by side
+    /// (versions of one document ordered old → new), with changed quantities and obligation
+    /// words called out (extractive in both modes for now).
+    async fn compare(&self, profile: &Profile, state: &mut RunState) -> Result<Transition, Error> {
+        let ids = state
+            .documents
+            .as_ref()
+            .map(|d| d.resolved.clone())
+            .unwrap_or_default();
+        let mut docs = Vec::new();
+        for id in &ids {
+            docs.push(self.lib.store().document(&profile.id, id).await?);
+        }
+        let same_title = docs
+            .windows(2)
+            .all(|w| w[0].title.eq_ignore_ascii_case(&w[1].title));
+        let chained = docs.iter().any(|d| {
+            d.supersedes
+                .as_ref()
+                .is_some_and(|s| docs.iter().any(|o| &o.id == s))
+        });
+        let versions = same_title || chained;
+        if versions {
+            docs.sort_by(|a, b| {
+                compare::version_order(&a.version, &b.version)
+                    .then_with(|| a.created_at.cmp(&b.created_at))
+            });
+        }
+        let own = resolve::strip_tags(&state.question);
+        let query = state.standalone.clone().unwrap_or_else(|| own.clone());
+        let terms = extractive::question_terms(&own, "");
+        let mut citations: Vec<Citation> = Vec::new();
+        let mut evidence_all = Vec::new();
+        let mut per_doc: Vec<(Document, Vec<Citation>)> = Vec::new();
+        let mut proposed = 0usize;
+        for d in &docs {
+            let hits = self
+                .lib
+                .search(
+                    profile,
+                    &SearchRequest {
+                        query: query.clone(),
+                        k: 8,
+                        documents: vec![d.id.clone()],
+                        ..SearchRequest::default()
+                    },
+                )
+                .await?;
+            let evidence: Vec<Evidence> = hits
+                .iter()
+                .map(|h| Evidence {
+                    chunk_id: h.hit.chunk_id.clone(),
+                    document_id: h.hit.document_id.clone(),
+                    text: h.hit.text.clone(),
+                    char_start: h.hit.char_start,
+                    page: h.page,
+                    vector_score: h.hit.vector_score.unwrap_or(0.0),
+                    text_rank: h.hit.text_rank,
+                    score: h.hit.score,
+                })
+                .collect();
+            let mut cited = Vec::new();
+            for p in extractive::pick(&terms, &evidence, 2) {
+                proposed += 1;
+                if let Some(c) = self
+                    .cite(profile, &evidence[p.evidence], p.doc_char, &p.sentence.text)
+                    .await?
+                    && !cited.iter().any(|x: &Citation| x.quote == c.quote)
+                {
+                    cited.push(c);
+                }
+            }
+            citations.extend(cited.iter().cloned());
+            evidence_all.extend(evidence);
+            per_doc.push((d.clone(), cited));
+        }
+        if per_doc.iter().any(|(_, c)| c.is_empty()) {
+            let missing: Vec<String> = per_doc
+                .iter()
+                .filter(|(_, c)| c.is_empty())
+                .map(|(d, _)| d.label())
+                .collect();
+            state.evidence = evidence_all;
+            state.answer = Some(refusal(&format!(
+                "The library does not support this comparison: nothing in {} addresses the question.",
+                missing.join(" or ")
+            )));
+            return Ok(Transition::Next(Node::Format));
+        }
+        let mut body = format!(
+            "Comparing {}{}:\n\n",
+            per_doc
+                .iter()
+                .map(|(d, _)| format!("**{}**", d.label()))
+                .collect::<Vec<_>>()
+                .join(if versions { " → " } else { " and " }),
+            if versions {
+                " (versions of the same document, old → new)"
+            } else {
+                ""
+            }
+        );
+        for (d, cited) in &per_doc {
+            body.push_str(&format!("**{}**\n\n", d.label()));
+            for c in cited {
+                body.push_str(&format!(
+                    "- “{}” (📄 {}, p. {})\n",
+                    c.quote,
+                    label(&c.title, &c.version),
+                    c.page
+                ));
+            }
+            body.push('\n');
+        }
+        // Differences between the first document and each other one.
+        let text_of = |cs: &[Citation]| {
+            cs.iter()
+                .map(|c| c.quote.as_str())
+                .collect::<Vec<_>>()
+                .join(" ")
+        };
+        let base = &per_doc[0];
+        let mut rows = Vec::new();
+        for other in &per_doc[1..] {
+            for (a, b) in compare::differences(&text_of(&base.1), &text_of(&other.1)) {
+                rows.push(format!(
+                    "| {} | {} | {} |",
+                    other.0.label().replace('|', "/"),
+                    a.replace('|', "/"),
+                    b.replace('|', "/")
+                ));
+            }
+        }
+        if rows.is_empty() {
+            body.push_str("No changed number, duration or obligation word was found between the quoted passages; compare their wording above.");
+        } else {
+            body.push_str(&format!(
+                "**What changed** (from {}):\n\n| Compared with | {} | Other document |\n|---|---|---|\n{}",
+                base.0.label(),
+                base.0.label().replace('|', "/"),
+                rows.join("\n")
+            ));
+        }
+        let cited_text = text_of(&citations);
+        let coverage = extractive::coverage(&terms, &cited_text);
+        let retrieval = evidence_all
+            .iter()
+            .map(|e| e.vector_score)
+            .fold(0.0f32, f32::max);
+        let verification = citations.len() as f32 / proposed.max(1) as f32;
+        state.evidence = evidence_all;
+        state.answer = Some(Answer {
+            status: Status::Answered,
+            text: body.trim_end().to_owned(),
+            citations,
+            confidence: Some(Confidence {
+                level: Level::Low,
+                score: 0.0,
+                reason: String::new(),
+                retrieval,
+                coverage,
+                verification,
+                missing: Vec::new(),
+            }),
+            options: Vec::new(),
+            usage: None,
+        });
+        Ok(Transition::Next(Node::CheckConfidence))
+    }
+
+    /// Summarize: key points spread over each resolved document, each quoted verbatim with its
+    /// page, in document order (extractive in both modes for now).
+    async fn summarize(
+        &self,
+        profile: &Profile,
+        state: &mut RunState,
+    ) -> Result<Transition, Error> {
+        let ids = state
+            .documents
+            .as_ref()
+            .map(|d| d.resolved.clone())
+            .unwrap_or_default();
+        let index = self.lib.index().await?;
+        let per_doc = if ids.len() <= 1 {
+            12
+        } else {
+            (14 / ids.len()).max(4)
+        };
+        let mut body = String::new();
+        let mut citations = Vec::new();
+        let mut evidence = Vec::new();
+        let mut proposed = 0usize;
+        for id in &ids {
+            let d = self.lib.store().document(&profile.id, id).await?;
+            let rows = index.rows(&profile.id, &d.id).await?;
+            let passages: Vec<summarize::Passage<'_>> = rows
+                .iter()
+                .map(|r| summarize::Passage {
+                    text: &r.text,
+                    heading: &r.heading,
+                    char_start: r.char_start,
+                })
+                .collect();
+            let points = summarize::key_points(&passages, per_doc);
+            if ids.len() > 1 {
+                body.push_str(&format!("### {}\n\n", d.label()));
+            } else {
+                body.push_str(&format!(
+                    "Key points of **{}** ({} pages), in document order:\n\n",
+                    d.label(),
+                    d.page_count
+                ));
+            }
+            let before = citations.len();
+            for p in points {
+                proposed += 1;
+                let r = &rows[p.passage];
+                let e = Evidence {
+                    chunk_id: r.chunk_id.clone(),
+                    document_id: d.id.clone(),
+                    text: r.text.clone(),
+                    char_start: r.char_start,
+                    page: r.page_start,
+                    vector_score: 0.0,
+                    text_rank: None,
+                    score: p.score,
+                };
+                if let Some(c) = self.cite(profile, &e, p.doc_char, &p.sentence.text).await? {
+                    body.push_str(&format!(
+                        "- “{}” (📄 {}, p. {})\n",
+                        c.quote,
+                        label(&c.title, &c.version),
+                        c.page
+                    ));
+                    citations.push(c);
+                    evidence.push(e);
+                }
+            }
+            if citations.len() == before {
+                body.push_str("_No passage of this document could be quoted as a key point._\n");
+            }
+            body.push('\n');
+        }
+        state.evidence = evidence;
+        if citations.is_empty() {
+            state.answer = Some(refusal(
+                "None of these documents has text that can be quoted in a summary (they may be scanned, empty or still being processed).",
+            ));
+            return Ok(Transition::Next(Node::Format));
+        }
+        let verification = citations.len() as f32 / proposed.max(1) as f32;
+        state.answer = Some(Answer {
+            status: Status::Answered,
+            text: body.trim_end().to_owned(),
+            confidence: Some(Confidence {
+                level: if verification >= 0.8 {
+                    Level::High
+                } else {
+                    Level::Medium
+                },
+                score: verification,
+                reason: format!(
+                    "{} key points quoted verbatim, spread from the beginning to the end of {} document{}",
+                    citations.len(),
+                    ids.len(),
+                    if ids.len() == 1 { "" } else { "s" }
+                ),
+                retrieval: 1.0,
+                coverage: 1.0,
+                verification,
+                missing: Vec::new(),
+            }),
+            citations,
+            options: Vec::new(),
+            usage: None,
+        });
+        Ok(Transition::Next(Node::Format))
     }
 
     /// The configured chat model, if any.

@@ -1,0 +1,628 @@
+//! The desktop app's operations, one per IPC command, over the same core calls as the CLI.
+//!
+//! Owns: [`Desk`] (the opened library, the active profile, cancel flags of running work) and
+//! the small typed payloads the UI exchanges. Each method is a short adapter over a core call
+//! so it can be tested without a window. Must not: know Tauri (that is `commands`), hold
+//! library logic, or return secrets in full.
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+
+use policypal::agent::types::{Action, AskRequest, Event, Mode, TurnResult};
+use policypal::agent::{Agent, ThreadView};
+use policypal::config::{DataDir, EmbedderSettings, Settings};
+use policypal::library::{IngestRequest, Progress, Stage};
+use policypal::llm::LlmSettings;
+use policypal::store::{Conversation, DocSet, DocType, Document, Profile};
+use policypal::{Error, Flow, Library, secrets};
+use serde::{Deserialize, Serialize};
+use tokio::sync::RwLock;
+
+use crate::error::{IpcError, IpcResult};
+
+/// Where the active profile's name is remembered between launches.
+const META_ACTIVE_PROFILE: &str = "desktop.active_profile";
+/// Most conversations listed at once.
+const THREAD_LIST_LIMIT: u32 = 500;
+
+/// The app's state: one library, one active profile, and the cancel flags of running work.
+pub struct Desk {
+    dir: DataDir,
+    lib: RwLock<Option<Arc<Library>>>,
+    startup_error: Mutex<Option<String>>,
+    profile: RwLock<Option<Profile>>,
+    runs: Mutex<HashMap<String, Arc<AtomicBool>>>,
+    ingests: Mutex<HashMap<String, Arc<AtomicBool>>>,
+    /// One ingestion embeds at a time: on two cores parallel embedding is slower per file, and
+    /// queued files show as waiting instead of all crawling.
+    ingest_queue: tokio::sync::Mutex<()>,
+}
+
+/// What the UI needs at start-up.
+#[derive(Debug, Clone, Serialize)]
+pub struct AppInfo {
+    /// The data directory in use.
+    pub data_dir: String,
+    /// Where the embedding model is looked for.
+    pub model_dir: String,
+    /// Whether the embedding model files are there.
+    pub model_installed: bool,
+    /// The active profile.
+    pub profile: Profile,
+    /// All profiles.
+    pub profiles: Vec<Profile>,
+    /// True when a language model is configured (answers default to generative).
+    pub llm_configured: bool,
+}
+
+/// A file to add to the library, as the upload dialog fills it in.
+#[derive(Debug, Clone, Deserialize)]
+pub struct IngestArgs {
+    /// Client-chosen id of this job (progress events and cancel refer to it).
+    pub job_id: String,
+    /// Path of the PDF.
+    pub path: PathBuf,
+    /// Title (default: file name).
+    pub title: Option<String>,
+    /// Version label.
+    pub version: Option<String>,
+    /// `regulatory` or `policy`.
+    pub doc_type: DocType,
+    /// Set name; created with the next palette colour if new.
+    pub set: Option<String>,
+    /// Id of the document this one replaces.
+    pub supersedes: Option<String>,
+}
+
+/// Progress of one ingestion job, as emitted to the UI.
+#[derive(Debug, Clone, Serialize)]
+pub struct IngestEvent {
+    /// The job.
+    pub job_id: String,
+    /// What happens now.
+    pub phase: IngestPhase,
+    /// Units done in this stage.
+    pub done: usize,
+    /// Units in this stage.
+    pub total: usize,
+}
+
+/// Phases of a job the UI shows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum IngestPhase {
+    /// Waiting for the ingestion before it.
+    Queued,
+    /// A core stage.
+    Stage(Stage),
+}
+
+/// A message to answer, as the chat input sends it.
+#[derive(Debug, Clone, Deserialize)]
+pub struct AskArgs {
+    /// Client-chosen id of this run (the stop button cancels it).
+    pub run_key: String,
+    /// Thread to continue, or none for a new one.
+    pub thread_id: Option<String>,
+    /// Idempotency key of the message.
+    pub message_id: Option<String>,
+    /// The text typed (pills are not parsed back from it).
+    pub text: String,
+    /// Document ids of the pills.
+    #[serde(default)]
+    pub documents: Vec<String>,
+    /// Set pill.
+    pub set: Option<String>,
+    /// Action pill.
+    pub action: Option<Action>,
+    /// Answering mode; default from settings.
+    pub mode: Option<Mode>,
+}
+
+/// The answering mode as the settings screen shows it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum AnswerMode {
+    /// No model: verbatim sentences.
+    Extractive,
+    /// OpenAI's API.
+    Openai,
+    /// A local OpenAI-compatible server (Ollama, llama-server, vLLM).
+    Local,
+}
+
+/// Settings the UI edits.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct UiSettings {
+    /// Answering mode.
+    pub mode: AnswerMode,
+    /// Base URL of the local server (mode `local`).
+    pub base_url: String,
+    /// Model per action (`inquire`, `summarize`, `compare`, `audit`).
+    pub models: HashMap<String, String>,
+}
+
+/// OpenAI's API.
+const OPENAI_URL: &str = "https://api.openai.com/v1";
+
+impl Desk {
+    /// Opens the library in `dir`. Never fails: a library that cannot be opened is reported by
+    /// every command as `not_ready` with the reason, so the window can say what is wrong.
+    pub async fn open(dir: DataDir) -> Self {
+        let desk = Self {
+            dir: dir.clone(),
+            lib: RwLock::new(None),
+            startup_error: Mutex::new(None),
+            profile: RwLock::new(None),
+            runs: Mutex::new(HashMap::new()),
+            ingests: Mutex::new(HashMap::new()),
+            ingest_queue: tokio::sync::Mutex::new(()),
+        };
+        match Library::open(dir).await {
+            Ok(lib) => {
+                let lib = Arc::new(lib);
+                match initial_profile(&lib).await {
+                    Ok(p) => *desk.profile.write().await = Some(p),
+                    Err(e) => desk.fail(&e),
+                }
+                *desk.lib.write().await = Some(lib);
+            }
+            Err(e) => desk.fail(&e),
+        }
+        desk
+    }
+
+    fn fail(&self, e: &Error) {
+        tracing::error!(error = %e, "the library could not be opened");
+        if let Ok(mut s) = self.startup_error.lock() {
+            *s = Some(format!("The library could not be opened: {e}"));
+        }
+    }
+
+    /// The library, or why there is none.
+    pub async fn library(&self) -> IpcResult<Arc<Library>> {
+        if let Some(l) = self.lib.read().await.as_ref() {
+            return Ok(l.clone());
+        }
+        let why = self
+            .startup_error
+            .lock()
+            .ok()
+            .and_then(|s| s.clone())
+            .unwrap_or_else(|| "the library is not open".into());
+        Err(IpcError::not_ready(why))
+    }
+
+    /// The active profile.
+    pub async fn profile(&self) -> IpcResult<Profile> {
+        self.library().await?;
+        self.profile
+            .read()
+            .await
+            .clone()
+            .ok_or_else(|| IpcError::not_ready("no profile is active"))
+    }
+
+    /// Closes the database (on exit).
+    pub async fn close(&self) {
+        if let Some(l) = self.lib.read().await.as_ref() {
+            l.close().await;
+        }
+    }
+
+    // ------------------------------------------------------------------ app and profiles
+
+    /// Start-up information.
+    pub async fn info(&self) -> IpcResult<AppInfo> {
+        let lib = self.library().await?;
+        let model_dir = self.dir.model_dir(lib.settings());
+        Ok(AppInfo {
+            data_dir: self.dir.root().display().to_string(),
+            model_installed: model_dir.join("model.safetensors").is_file()
+                || !matches!(lib.settings().embedder, EmbedderSettings::Local { .. }),
+            model_dir: model_dir.display().to_string(),
+            profile: self.profile().await?,
+            profiles: lib.store().profiles().await?,
+            llm_configured: lib.settings().llm.is_some(),
+        })
+    }
+
+    /// Creates a profile and makes it active.
+    pub async fn create_profile(
+        &self,
+        name: &str,
+        industry: &str,
+        location: &str,
+    ) -> IpcResult<Profile> {
+        let lib = self.library().await?;
+        let p = lib.store().create_profile(name, industry, location).await?;
+        self.activate(&lib, p).await
+    }
+
+    /// Makes another profile active.
+    pub async fn switch_profile(&self, id: &str) -> IpcResult<Profile> {
+        let lib = self.library().await?;
+        let p = lib.profile(id).await?;
+        self.activate(&lib, p).await
+    }
+
+    async fn activate(&self, lib: &Library, p: Profile) -> IpcResult<Profile> {
+        lib.store().set_meta(META_ACTIVE_PROFILE, &p.id).await?;
+        *self.profile.write().await = Some(p.clone());
+        Ok(p)
+    }
+
+    /// Changes the active profile's industry and location.
+    pub async fn update_profile(&self, industry: &str, location: &str) -> IpcResult<Profile> {
+        let lib = self.library().await?;
+        let p = self.profile().await?;
+        let p = lib
+            .store()
+            .update_profile(&p.id, industry, location)
+            .await?;
+        *self.profile.write().await = Some(p.clone());
+        Ok(p)
+    }
+
+    // ------------------------------------------------------------------ library
+
+    /// Documents of the active profile.
+    pub async fn documents(&self) -> IpcResult<Vec<Document>> {
+        let (lib, p) = (self.library().await?, self.profile().await?);
+        Ok(lib.documents(&p).await?)
+    }
+
+    /// Sets of the active profile.
+    pub async fn sets(&self) -> IpcResult<Vec<DocSet>> {
+        let (lib, p) = (self.library().await?, self.profile().await?);
+        Ok(lib.sets(&p).await?)
+    }
+
+    /// Ingests one PDF, reporting progress; queued behind any ingestion already running.
+    pub async fn ingest(
+        &self,
+        args: IngestArgs,
+        report: &(dyn Fn(IngestEvent) + Send + Sync),
+    ) -> IpcResult<Document> {
+        let (lib, p) = (self.library().await?, self.profile().await?);
+        let cancel = Arc::new(AtomicBool::new(false));
+        if let Ok(mut m) = self.ingests.lock() {
+            m.insert(args.job_id.clone(), cancel.clone());
+        }
+        report(IngestEvent {
+            job_id: args.job_id.clone(),
+            phase: IngestPhase::Queued,
+            done: 0,
+            total: 0,
+        });
+        let result = async {
+            let _turn = self.ingest_queue.lock().await;
+            if cancel.load(Ordering::SeqCst) {
+                return Err(Error::Cancelled.into());
+            }
+            let req = IngestRequest {
+                path: args.path.clone(),
+                title: args.title.clone().filter(|t| !t.trim().is_empty()),
+                version: args.version.clone().filter(|v| !v.trim().is_empty()),
+                doc_type: args.doc_type,
+                set: args.set.clone().filter(|s| !s.trim().is_empty()),
+                supersedes: args.supersedes.clone().filter(|s| !s.trim().is_empty()),
+            };
+            let progress = |pr: &Progress| {
+                report(IngestEvent {
+                    job_id: args.job_id.clone(),
+                    phase: IngestPhase::Stage(pr.stage),
+                    done: pr.done,
+                    total: pr.total,
+                });
+                if cancel.load(Ordering::SeqCst) {
+                    Flow::Cancel
+                } else {
+                    Flow::Continue
+                }
+            };
+            Ok::<_, IpcError>(lib.ingest(&p, &req, &progress).await?.document)
+        }
+        .await;
+        if let Ok(mut m) = self.ingests.lock() {
+            m.remove(&args.job_id);
+        }
+        result
+    }
+
+    /// Asks a running or queued ingestion to stop; false when no such job runs.
+    pub fn cancel_ingest(&self, job_id: &str) -> bool {
+        self.ingests
+            .lock()
+            .ok()
+            .and_then(|m| m.get(job_id).cloned())
+            .map(|c| c.store(true, Ordering::SeqCst))
+            .is_some()
+    }
+
+    /// Deletes a document with its chunks and stored file.
+    pub async fn delete_document(&self, id: &str) -> IpcResult<()> {
+        let (lib, p) = (self.library().await?, self.profile().await?);
+        Ok(lib.delete_document(&p, id).await?)
+    }
+
+    /// Disables or re-enables a document.
+    pub async fn set_enabled(&self, id: &str, enabled: bool) -> IpcResult<Document> {
+        let (lib, p) = (self.library().await?, self.profile().await?);
+        Ok(lib.set_enabled(&p, id, enabled).await?)
+    }
+
+    /// The stored copy of a document's PDF.
+    pub async fn document_file(&self, id: &str) -> IpcResult<PathBuf> {
+        let (lib, p) = (self.library().await?, self.profile().await?);
+        let d = lib.store().document(&p.id, id).await?;
+        let path = self.dir.document_file(&p.id, &d.id);
+        if !path.is_file() {
+            return Err(Error::File {
+                path,
+                source: std::io::Error::from(std::io::ErrorKind::NotFound),
+            }
+            .into());
+        }
+        Ok(path)
+    }
+
+    /// The stored text of one page (the in-app page view highlights the quote in it).
+    pub async fn page_text(&self, id: &str, page: u32) -> IpcResult<String> {
+        let (lib, p) = (self.library().await?, self.profile().await?);
+        let d = lib.store().document(&p.id, id).await?;
+        lib.store()
+            .page_text(&p.id, &d.id, page)
+            .await?
+            .ok_or_else(|| IpcError::invalid(format!("{} has no page {page}", d.label())))
+    }
+
+    // ------------------------------------------------------------------ agent
+
+    /// Answers a message, streaming events; the stop button cancels it through `run_key`.
+    pub async fn ask(
+        &self,
+        args: AskArgs,
+        emit: &(dyn Fn(&Event) + Send + Sync),
+    ) -> IpcResult<TurnResult> {
+        let (lib, p) = (self.library().await?, self.profile().await?);
+        let agent = Agent::new(&lib);
+        let _run = self.track(&args.run_key, agent.cancel_handle());
+        let req = AskRequest {
+            thread_id: args.thread_id,
+            message_id: args.message_id,
+            text: args.text,
+            documents: args.documents,
+            set: args.set,
+            action: args.action,
+            mode: args.mode,
+        };
+        Ok(agent.ask(&p, req, emit).await?)
+    }
+
+    /// Answers an open question of a thread (clarification, low confidence).
+    pub async fn resume(
+        &self,
+        run_key: &str,
+        thread_id: &str,
+        choice: &str,
+        emit: &(dyn Fn(&Event) + Send + Sync),
+    ) -> IpcResult<TurnResult> {
+        let (lib, p) = (self.library().await?, self.profile().await?);
+        let agent = Agent::new(&lib);
+        let _run = self.track(run_key, agent.cancel_handle());
+        Ok(agent.resume(&p, thread_id, Some(choice), emit).await?)
+    }
+
+    fn track(&self, key: &str, flag: Arc<AtomicBool>) -> RunTicket<'_> {
+        if let Ok(mut m) = self.runs.lock() {
+            m.insert(key.to_owned(), flag);
+        }
+        RunTicket {
+            runs: &self.runs,
+            key: key.to_owned(),
+        }
+    }
+
+    /// Cancels a run; false when it is not running.
+    pub fn cancel_run(&self, run_key: &str) -> bool {
+        self.runs
+            .lock()
+            .ok()
+            .and_then(|m| m.get(run_key).cloned())
+            .map(|c| c.store(true, Ordering::SeqCst))
+            .is_some()
+    }
+
+    // ------------------------------------------------------------------ history
+
+    /// Conversations, newest first, optionally filtered by words of their title or preview.
+    pub async fn threads(
+        &self,
+        archived: bool,
+        query: Option<&str>,
+    ) -> IpcResult<Vec<Conversation>> {
+        let (lib, p) = (self.library().await?, self.profile().await?);
+        let list = lib
+            .store()
+            .conversations(&p.id, archived, None, THREAD_LIST_LIMIT)
+            .await?;
+        let words: Vec<String> = query
+            .unwrap_or_default()
+            .split_whitespace()
+            .map(str::to_lowercase)
+            .collect();
+        Ok(list
+            .into_iter()
+            .filter(|c| archived || !c.archived)
+            .filter(|c| {
+                let hay = format!(
+                    "{} {}",
+                    c.title.to_lowercase(),
+                    c.preview.as_deref().unwrap_or_default().to_lowercase()
+                );
+                words.iter().all(|w| hay.contains(w))
+            })
+            .collect())
+    }
+
+    /// A conversation with every message, citation, confidence and option (no model needed).
+    pub async fn thread(&self, id: &str) -> IpcResult<ThreadView> {
+        let (lib, p) = (self.library().await?, self.profile().await?);
+        Ok(Agent::new(&lib).thread(&p, id).await?)
+    }
+
+    /// Renames a conversation.
+    pub async fn rename_thread(&self, id: &str, title: &str) -> IpcResult<()> {
+        if title.trim().is_empty() {
+            return Err(IpcError::invalid("a conversation needs a title"));
+        }
+        let (lib, p) = (self.library().await?, self.profile().await?);
+        Ok(lib.store().rename_conversation(&p.id, id, title).await?)
+    }
+
+    /// Archives or restores a conversation.
+    pub async fn archive_thread(&self, id: &str, archived: bool) -> IpcResult<()> {
+        let (lib, p) = (self.library().await?, self.profile().await?);
+        Ok(lib
+            .store()
+            .archive_conversation(&p.id, id, archived)
+            .await?)
+    }
+
+    /// A conversation as Markdown or JSON.
+    pub async fn export_thread(&self, id: &str, format: ExportFormat) -> IpcResult<String> {
+        let (lib, p) = (self.library().await?, self.profile().await?);
+        let agent = Agent::new(&lib);
+        match format {
+            ExportFormat::Markdown => Ok(agent.export_markdown(&p, id).await?),
+            ExportFormat::Json => serde_json::to_string_pretty(&agent.thread(&p, id).await?)
+                .map_err(|e| Error::Internal(e.to_string()).into()),
+        }
+    }
+
+    // ------------------------------------------------------------------ settings and keys
+
+    /// The settings the UI edits.
+    pub async fn settings(&self) -> IpcResult<UiSettings> {
+        let lib = self.library().await?;
+        Ok(ui_settings(lib.settings()))
+    }
+
+    /// Saves the settings and reopens the library with them (the loaded model is kept).
+    pub async fn save_settings(&self, s: UiSettings) -> IpcResult<UiSettings> {
+        let old = self.library().await?;
+        let mut settings = old.settings().clone();
+        settings.llm = match s.mode {
+            AnswerMode::Extractive => None,
+            AnswerMode::Openai | AnswerMode::Local => {
+                let mut llm = settings.llm.clone().unwrap_or_default();
+                llm.base_url = if s.mode == AnswerMode::Openai {
+                    OPENAI_URL.into()
+                } else {
+                    let url = s.base_url.trim();
+                    if !(url.starts_with("http://") || url.starts_with("https://")) {
+                        return Err(IpcError::invalid(
+                            "the server URL must start with http:// or https:// (for example http://127.0.0.1:11434/v1)",
+                        ));
+                    }
+                    url.trim_end_matches('/').to_owned()
+                };
+                for (action, model) in &s.models {
+                    if Action::parse(action).is_none() {
+                        return Err(IpcError::invalid(format!("unknown action {action:?}")));
+                    }
+                    if !model.trim().is_empty() {
+                        llm.models.insert(action.clone(), model.trim().to_owned());
+                    }
+                }
+                Some(llm)
+            }
+        };
+        self.dir.save_settings(&settings)?;
+        let mut guard = self.lib.write().await;
+        let mut fresh = Library::open(self.dir.clone()).await?;
+        if let Ok(e) = old.embedder().await {
+            fresh = fresh.with_embedder(e);
+        }
+        *guard = Some(Arc::new(fresh));
+        Ok(ui_settings(&settings))
+    }
+
+    /// A stored key, masked; `None` when there is none.
+    pub fn key_status(&self, name: &str) -> IpcResult<Option<String>> {
+        Ok(secrets::get(name)?.map(|k| secrets::masked(&k)))
+    }
+
+    /// Stores a key in the OS keychain; returns it masked.
+    pub fn set_key(&self, name: &str, value: &str) -> IpcResult<String> {
+        let value = value.trim();
+        if value.is_empty() {
+            return Err(IpcError::invalid("the key is empty"));
+        }
+        secrets::set(name, value)?;
+        Ok(secrets::masked(value))
+    }
+
+    /// Removes a key from the keychain.
+    pub fn delete_key(&self, name: &str) -> IpcResult<()> {
+        Ok(secrets::delete(name)?)
+    }
+}
+
+/// Export formats.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ExportFormat {
+    /// Markdown with citations.
+    Markdown,
+    /// The thread's full structure.
+    Json,
+}
+
+/// Removes a run's cancel flag when the run ends, however it ends.
+struct RunTicket<'a> {
+    runs: &'a Mutex<HashMap<String, Arc<AtomicBool>>>,
+    key: String,
+}
+
+impl Drop for RunTicket<'_> {
+    fn drop(&mut self) {
+        if let Ok(mut m) = self.runs.lock() {
+            m.remove(&self.key);
+        }
+    }
+}
+
+fn ui_settings(s: &Settings) -> UiSettings {
+    match &s.llm {
+        None => UiSettings {
+            mode: AnswerMode::Extractive,
+            base_url: "http://127.0.0.1:11434/v1".into(),
+            models: LlmSettings::default().models,
+        },
+        Some(l) => UiSettings {
+            mode: if l.base_url.trim_end_matches('/') == OPENAI_URL {
+                AnswerMode::Openai
+            } else {
+                AnswerMode::Local
+            },
+            base_url: l.base_url.clone(),
+            models: l.models.clone(),
+        },
+    }
+}
+
+async fn initial_profile(lib: &Library) -> Result<Profile, Error> {
+    if let Some(id) = lib.store().meta(META_ACTIVE_PROFILE).await?
+        && let Ok(p) = lib.profile(&id).await
+    {
+        return Ok(p);
+    }
+    match lib.store().profiles().await?.into_iter().next() {
+        Some(p) => Ok(p),
+        None => lib.ensure_profile("default").await,
+    }
+}

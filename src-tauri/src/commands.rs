@@ -1,0 +1,290 @@
+//! IPC commands: one-screen adapters from Tauri to [`Desk`].
+//!
+//! Owns: argument plumbing, the Channel that streams agent events, the events the window
+//! listens to (`ingest-progress`, `library-changed`), and the native dialogs. Must not: hold
+//! logic; anything worth testing lives in `api`.
+
+use policypal::agent::ThreadView;
+use policypal::agent::types::{Event, TurnResult};
+use policypal::store::{Conversation, DocSet, Document, Profile};
+use tauri::ipc::Channel;
+use tauri::{AppHandle, Emitter, State};
+use tauri_plugin_dialog::DialogExt;
+
+use crate::api::{AppInfo, AskArgs, Desk, ExportFormat, IngestArgs, IngestEvent, UiSettings};
+use crate::error::{IpcError, IpcResult};
+
+/// Event name of ingestion progress ([`IngestEvent`] payloads).
+pub const INGEST_PROGRESS: &str = "ingest-progress";
+/// Event name sent after documents were added, removed, enabled or disabled.
+pub const LIBRARY_CHANGED: &str = "library-changed";
+
+fn changed(app: &AppHandle) {
+    if let Err(e) = app.emit(LIBRARY_CHANGED, ()) {
+        tracing::warn!(error = %e, "could not notify the window");
+    }
+}
+
+/// Start-up information: data directory, model status, profiles.
+#[tauri::command]
+pub async fn app_info(desk: State<'_, Desk>) -> IpcResult<AppInfo> {
+    desk.info().await
+}
+
+/// Creates a profile and switches to it.
+#[tauri::command]
+pub async fn profile_create(
+    desk: State<'_, Desk>,
+    name: String,
+    industry: String,
+    location: String,
+) -> IpcResult<Profile> {
+    desk.create_profile(&name, &industry, &location).await
+}
+
+/// Switches to another profile.
+#[tauri::command]
+pub async fn profile_switch(desk: State<'_, Desk>, id: String) -> IpcResult<Profile> {
+    desk.switch_profile(&id).await
+}
+
+/// Changes the active profile's industry and location.
+#[tauri::command]
+pub async fn profile_update(
+    desk: State<'_, Desk>,
+    industry: String,
+    location: String,
+) -> IpcResult<Profile> {
+    desk.update_profile(&industry, &location).await
+}
+
+/// The active profile's documents.
+#[tauri::command]
+pub async fn documents_list(desk: State<'_, Desk>) -> IpcResult<Vec<Document>> {
+    desk.documents().await
+}
+
+/// The active profile's sets.
+#[tauri::command]
+pub async fn sets_list(desk: State<'_, Desk>) -> IpcResult<Vec<DocSet>> {
+    desk.sets().await
+}
+
+/// Adds a PDF; progress goes out as `ingest-progress` events.
+#[tauri::command]
+pub async fn document_ingest(
+    app: AppHandle,
+    desk: State<'_, Desk>,
+    args: IngestArgs,
+) -> IpcResult<Document> {
+    let emitter = app.clone();
+    let report = move |e: IngestEvent| {
+        if let Err(err) = emitter.emit(INGEST_PROGRESS, e) {
+            tracing::warn!(error = %err, "could not send ingestion progress");
+        }
+    };
+    let out = desk.ingest(args, &report).await;
+    changed(&app);
+    out
+}
+
+/// Stops a running or queued ingestion.
+#[tauri::command]
+pub fn ingest_cancel(desk: State<'_, Desk>, job_id: String) -> bool {
+    desk.cancel_ingest(&job_id)
+}
+
+/// Deletes a document.
+#[tauri::command]
+pub async fn document_delete(app: AppHandle, desk: State<'_, Desk>, id: String) -> IpcResult<()> {
+    desk.delete_document(&id).await?;
+    changed(&app);
+    Ok(())
+}
+
+/// Disables or re-enables a document.
+#[tauri::command]
+pub async fn document_set_enabled(
+    app: AppHandle,
+    desk: State<'_, Desk>,
+    id: String,
+    enabled: bool,
+) -> IpcResult<Document> {
+    let d = desk.set_enabled(&id, enabled).await?;
+    changed(&app);
+    Ok(d)
+}
+
+/// Opens a document's stored PDF in the system viewer.
+#[tauri::command]
+pub async fn document_open(desk: State<'_, Desk>, id: String) -> IpcResult<()> {
+    let path = desk.document_file(&id).await?;
+    tauri_plugin_opener::open_path(&path, None::<&str>).map_err(|e| {
+        IpcError::from(policypal::Error::InvalidInput(format!(
+            "no PDF viewer could open the document: {e}"
+        )))
+    })
+}
+
+/// The stored text of one page.
+#[tauri::command]
+pub async fn page_text(desk: State<'_, Desk>, id: String, page: u32) -> IpcResult<String> {
+    desk.page_text(&id, page).await
+}
+
+/// Shows the file picker for PDFs; returns the chosen paths.
+#[tauri::command]
+pub async fn pick_pdfs(app: AppHandle) -> Vec<String> {
+    let picked = tauri::async_runtime::spawn_blocking(move || {
+        app.dialog()
+            .file()
+            .set_title("Add PDFs to the library")
+            .add_filter("PDF documents", &["pdf", "PDF"])
+            .blocking_pick_files()
+    })
+    .await
+    .ok()
+    .flatten()
+    .unwrap_or_default();
+    picked
+        .into_iter()
+        .filter_map(|f| f.into_path().ok())
+        .map(|p| p.display().to_string())
+        .collect()
+}
+
+/// Answers a message, streaming agent events over `events`.
+#[tauri::command]
+pub async fn ask(
+    desk: State<'_, Desk>,
+    args: AskArgs,
+    events: Channel<Event>,
+) -> IpcResult<TurnResult> {
+    let emit = |e: &Event| {
+        if let Err(err) = events.send(e.clone()) {
+            tracing::warn!(error = %err, "could not stream an event");
+        }
+    };
+    desk.ask(args, &emit).await
+}
+
+/// Answers a run's open question, streaming agent events over `events`.
+#[tauri::command]
+pub async fn resume(
+    desk: State<'_, Desk>,
+    run_key: String,
+    thread_id: String,
+    choice: String,
+    events: Channel<Event>,
+) -> IpcResult<TurnResult> {
+    let emit = |e: &Event| {
+        if let Err(err) = events.send(e.clone()) {
+            tracing::warn!(error = %err, "could not stream an event");
+        }
+    };
+    desk.resume(&run_key, &thread_id, &choice, &emit).await
+}
+
+/// Cancels a running answer.
+#[tauri::command]
+pub fn run_cancel(desk: State<'_, Desk>, run_key: String) -> bool {
+    desk.cancel_run(&run_key)
+}
+
+/// Conversations, newest first.
+#[tauri::command]
+pub async fn threads_list(
+    desk: State<'_, Desk>,
+    archived: bool,
+    query: Option<String>,
+) -> IpcResult<Vec<Conversation>> {
+    desk.threads(archived, query.as_deref()).await
+}
+
+/// A conversation with all its messages.
+#[tauri::command]
+pub async fn thread_get(desk: State<'_, Desk>, id: String) -> IpcResult<ThreadView> {
+    desk.thread(&id).await
+}
+
+/// Renames a conversation.
+#[tauri::command]
+pub async fn thread_rename(desk: State<'_, Desk>, id: String, title: String) -> IpcResult<()> {
+    desk.rename_thread(&id, &title).await
+}
+
+/// Archives or restores a conversation.
+#[tauri::command]
+pub async fn thread_archive(desk: State<'_, Desk>, id: String, archived: bool) -> IpcResult<()> {
+    desk.archive_thread(&id, archived).await
+}
+
+/// Exports a conversation to a file the user picks; returns the path, or `None` when the
+/// user closed the dialog.
+#[tauri::command]
+pub async fn thread_export(
+    app: AppHandle,
+    desk: State<'_, Desk>,
+    id: String,
+    format: ExportFormat,
+) -> IpcResult<Option<String>> {
+    let body = desk.export_thread(&id, format).await?;
+    let (ext, name) = match format {
+        ExportFormat::Markdown => ("md", "Markdown"),
+        ExportFormat::Json => ("json", "JSON"),
+    };
+    let path = tauri::async_runtime::spawn_blocking(move || {
+        app.dialog()
+            .file()
+            .set_title("Export conversation")
+            .set_file_name(format!("conversation.{ext}"))
+            .add_filter(name, &[ext])
+            .blocking_save_file()
+    })
+    .await
+    .ok()
+    .flatten()
+    .and_then(|f| f.into_path().ok());
+    let Some(path) = path else { return Ok(None) };
+    std::fs::write(&path, body).map_err(|source| {
+        IpcError::from(policypal::Error::File {
+            path: path.clone(),
+            source,
+        })
+    })?;
+    Ok(Some(path.display().to_string()))
+}
+
+/// The settings the UI edits.
+#[tauri::command]
+pub async fn settings_get(desk: State<'_, Desk>) -> IpcResult<UiSettings> {
+    desk.settings().await
+}
+
+/// Saves the settings and applies them.
+#[tauri::command]
+pub async fn settings_save(desk: State<'_, Desk>, settings: UiSettings) -> IpcResult<UiSettings> {
+    desk.save_settings(settings).await
+}
+
+/// A stored API key, masked.
+#[tauri::command]
+pub async fn key_status(name: String, desk: State<'_, Desk>) -> IpcResult<Option<String>> {
+    // The keychain tool is a subprocess: keep it off the async workers.
+    let d = desk.inner();
+    tokio::task::block_in_place(|| d.key_status(&name))
+}
+
+/// Stores an API key in the OS keychain.
+#[tauri::command]
+pub async fn key_set(desk: State<'_, Desk>, name: String, value: String) -> IpcResult<String> {
+    let d = desk.inner();
+    tokio::task::block_in_place(|| d.set_key(&name, &value))
+}
+
+/// Removes an API key from the keychain.
+#[tauri::command]
+pub async fn key_delete(desk: State<'_, Desk>, name: String) -> IpcResult<()> {
+    let d = desk.inner();
+    tokio::task::block_in_place(|| d.delete_key(&name))
+}

@@ -1,0 +1,84 @@
+//! PolicyPal desktop: a thin Tauri 2 shell over the `policypal` core.
+//!
+//! Owns: the window, IPC commands (`commands`), the app state (`api::Desk`) and the mapping of
+//! core errors to IPC errors (`error`). Must not: contain library or agent logic (the CLI and
+//! this app call the same core functions), or know the DOM (that is `ui/`).
+
+pub mod api;
+pub mod commands;
+pub mod error;
+#[cfg(test)]
+mod tests;
+
+use std::process::ExitCode;
+
+use policypal::config::DataDir;
+use tauri::Manager;
+
+/// Builds and runs the app until its window closes.
+pub fn run() -> ExitCode {
+    let dir = match DataDir::resolve(None) {
+        Ok(d) => d,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    if let Err(e) = dir.ensure() {
+        eprintln!("error: {e}");
+        return ExitCode::FAILURE;
+    }
+    let _log = policypal::logging::init(&dir);
+    std::panic::set_hook(Box::new(|info| {
+        tracing::error!("panic: {info}");
+    }));
+    let desk = tauri::async_runtime::block_on(api::Desk::open(dir));
+    let app = tauri::Builder::default()
+        .plugin(tauri_plugin_dialog::init())
+        .plugin(tauri_plugin_opener::init())
+        .manage(desk)
+        .invoke_handler(tauri::generate_handler![
+            commands::app_info,
+            commands::profile_create,
+            commands::profile_switch,
+            commands::profile_update,
+            commands::documents_list,
+            commands::sets_list,
+            commands::document_ingest,
+            commands::ingest_cancel,
+            commands::document_delete,
+            commands::document_set_enabled,
+            commands::document_open,
+            commands::page_text,
+            commands::pick_pdfs,
+            commands::ask,
+            commands::resume,
+            commands::run_cancel,
+            commands::threads_list,
+            commands::thread_get,
+            commands::thread_rename,
+            commands::thread_archive,
+            commands::thread_export,
+            commands::settings_get,
+            commands::settings_save,
+            commands::key_status,
+            commands::key_set,
+            commands::key_delete,
+        ])
+        .build(tauri::generate_context!());
+    let app = match app {
+        Ok(a) => a,
+        Err(e) => {
+            tracing::error!(error = %e, "the window could not be created");
+            eprintln!("error: the window could not be created: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    app.run(|handle, event| {
+        if let tauri::RunEvent::Exit = event {
+            let desk = handle.state::<api::Desk>();
+            tauri::async_runtime::block_on(desk.close());
+        }
+    });
+    ExitCode::SUCCESS
+}

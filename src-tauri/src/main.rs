@@ -1,0 +1,6 @@
+//! Desktop entry point: hands over to [`policypal_desktop::run`].
+#![cfg_attr(not(debug_assertions), windows_subsystem = "windows")]
+
+fn main() -> std::process::ExitCode {
+    policypal_desktop::run()
+}

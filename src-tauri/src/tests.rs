@@ -1,0 +1,323 @@
+//! Tests of the desktop operations against a real library (SQLite, LanceDB, MiniLM, PDFs):
+//! what the window can do, without the window.
+
+use std::path::PathBuf;
+use std::sync::Mutex;
+
+use policypal::agent::types::{Event, Status};
+use policypal::config::{DataDir, EmbedderSettings, Settings};
+use policypal::store::DocType;
+use policypal::{ErrorKind, Stage};
+
+use crate::api::{
+    AnswerMode, AskArgs, Desk, ExportFormat, IngestArgs, IngestEvent, IngestPhase, UiSettings,
+};
+use crate::error::{IpcErrorKind, ShellErrorKind};
+
+fn fixture(name: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../tests/fixtures")
+        .join(name)
+}
+
+fn model_dir() -> PathBuf {
+    std::env::var_os("POLICYPAL_MODEL_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| {
+            PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../models/all-MiniLM-L6-v2")
+        })
+}
+
+/// A data directory whose settings point at the test model.
+fn data_dir(tmp: &tempfile::TempDir) -> DataDir {
+    let dir = DataDir::at(tmp.path().join("data"));
+    dir.ensure().unwrap();
+    let settings = Settings {
+        embedder: EmbedderSettings::Local {
+            model_dir: Some(model_dir()),
+        },
+        ..Settings::default()
+    };
+    dir.save_settings(&settings).unwrap();
+    dir
+}
+
+fn ingest_args(job: &str, file: &str) -> IngestArgs {
+    IngestArgs {
+        job_id: job.into(),
+        path: fixture(file),
+        title: Some("Capital Guidelines".into()),
+        version: Some("2024".into()),
+        doc_type: DocType::Regulatory,
+        set: Some("Bank Negara".into()),
+        supersedes: None,
+    }
+}
+
+fn ask_args(text: &str, thread: Option<String>) -> AskArgs {
+    AskArgs {
+        run_key: uuid_like(text),
+        thread_id: thread,
+        message_id: None,
+        text: text.into(),
+        documents: Vec::new(),
+        set: None,
+        action: None,
+        mode: None,
+    }
+}
+
+fn uuid_like(s: &str) -> String {
+    format!("run-{}", s.len())
+}
+
+fn kind(e: &crate::error::IpcError) -> IpcErrorKind {
+    e.kind
+}
+
+#[tokio::test]
+async fn ingest_reports_progress_in_order_and_profiles_stay_isolated() {
+    let tmp = tempfile::tempdir().unwrap();
+    let desk = Desk::open(data_dir(&tmp)).await;
+    let alice = desk.info().await.unwrap().profile;
+    let seen: Mutex<Vec<IngestEvent>> = Mutex::new(Vec::new());
+    let doc = desk
+        .ingest(ingest_args("j1", "capital-2024.pdf"), &|e| {
+            seen.lock().unwrap().push(e)
+        })
+        .await
+        .unwrap();
+    assert_eq!(doc.label(), "Capital Guidelines (2024)");
+    let phases: Vec<IngestPhase> = seen.lock().unwrap().iter().map(|e| e.phase).collect();
+    assert_eq!(phases.first(), Some(&IngestPhase::Queued));
+    let pos = |s: Stage| {
+        phases
+            .iter()
+            .position(|p| *p == IngestPhase::Stage(s))
+            .unwrap()
+    };
+    assert!(pos(Stage::Extracting) < pos(Stage::Embedding));
+    assert!(pos(Stage::Embedding) < pos(Stage::Done));
+    assert_eq!(desk.sets().await.unwrap()[0].name, "Bank Negara");
+
+    // A new profile sees nothing of alice's library or history.
+    let bob = desk
+        .create_profile("bob", "Insurance", "Singapore")
+        .await
+        .unwrap();
+    assert_ne!(bob.id, alice.id);
+    assert_eq!(desk.info().await.unwrap().profile.id, bob.id);
+    assert!(desk.documents().await.unwrap().is_empty());
+    assert!(desk.sets().await.unwrap().is_empty());
+    let err = desk.page_text(&doc.id, 1).await.unwrap_err();
+    assert_eq!(kind(&err), IpcErrorKind::Core(ErrorKind::NotFound));
+    let err = desk.delete_document(&doc.id).await.unwrap_err();
+    assert_eq!(kind(&err), IpcErrorKind::Core(ErrorKind::NotFound));
+
+    desk.switch_profile(&alice.id).await.unwrap();
+    assert_eq!(desk.documents().await.unwrap().len(), 1);
+    desk.close().await;
+
+    // The active profile is remembered across launches.
+    let desk = Desk::open(DataDir::at(tmp.path().join("data"))).await;
+    assert_eq!(desk.info().await.unwrap().profile.id, alice.id);
+    desk.close().await;
+}
+
+#[tokio::test]
+async fn answers_stream_and_reopened_history_needs_no_model() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = data_dir(&tmp);
+    let desk = Desk::open(dir.clone()).await;
+    desk.ingest(ingest_args("j1", "capital-2024.pdf"), &|_| {})
+        .await
+        .unwrap();
+    let events: Mutex<Vec<Event>> = Mutex::new(Vec::new());
+    let turn = desk
+        .ask(
+            ask_args(
+                "What minimum total capital ratio must a licensed bank maintain?",
+                None,
+            ),
+            &|e: &Event| events.lock().unwrap().push(e.clone()),
+        )
+        .await
+        .unwrap();
+    assert_eq!(turn.answer.status, Status::Answered);
+    assert!(!turn.answer.citations.is_empty());
+    let events = events.into_inner().unwrap();
+    assert!(matches!(events.first(), Some(Event::Started { .. })));
+    assert!(matches!(events.last(), Some(Event::Done { .. })));
+    assert!(events.iter().any(|e| matches!(e, Event::Sources { .. })));
+
+    let threads = desk.threads(false, Some("capital ratio")).await.unwrap();
+    assert_eq!(threads.len(), 1);
+    assert!(
+        desk.threads(false, Some("refund"))
+            .await
+            .unwrap()
+            .is_empty()
+    );
+    let md = desk
+        .export_thread(&turn.thread_id, ExportFormat::Markdown)
+        .await
+        .unwrap();
+    assert!(md.contains("page"), "{md}");
+    desk.close().await;
+
+    // Reopen with the model gone: the conversation is restored whole, offline.
+    let mut settings = dir.load_settings().unwrap();
+    settings.embedder = EmbedderSettings::Local {
+        model_dir: Some(tmp.path().join("no-model")),
+    };
+    dir.save_settings(&settings).unwrap();
+    let desk = Desk::open(dir).await;
+    assert!(!desk.info().await.unwrap().model_installed);
+    let view = desk.thread(&turn.thread_id).await.unwrap();
+    assert_eq!(view.messages.len(), 2);
+    let reply = &view.messages[1];
+    assert_eq!(reply.status, Some(Status::Answered));
+    assert_eq!(reply.citations, turn.answer.citations);
+    assert_eq!(reply.confidence, turn.answer.confidence);
+    // Asking now fails with a kind the UI explains, and the history is untouched.
+    let err = desk
+        .ask(
+            ask_args("And the buffer?", Some(turn.thread_id.clone())),
+            &|_: &Event| {},
+        )
+        .await
+        .unwrap_err();
+    assert_eq!(kind(&err), IpcErrorKind::Core(ErrorKind::ModelMissing));
+    assert!(desk.thread(&turn.thread_id).await.unwrap().messages.len() >= 2);
+    desk.close().await;
+}
+
+#[tokio::test]
+async fn cancelling_an_ingestion_leaves_nothing_behind() {
+    let tmp = tempfile::tempdir().unwrap();
+    let desk = Desk::open(data_dir(&tmp)).await;
+    let cancel_at_embedding = |e: IngestEvent| {
+        if e.phase == IngestPhase::Stage(Stage::Embedding) {
+            assert!(desk.cancel_ingest("j1"));
+        }
+    };
+    let err = desk
+        .ingest(ingest_args("j1", "capital-2024.pdf"), &cancel_at_embedding)
+        .await
+        .unwrap_err();
+    assert_eq!(kind(&err), IpcErrorKind::Core(ErrorKind::Cancelled));
+    assert!(
+        desk.documents()
+            .await
+            .unwrap()
+            .iter()
+            .all(|d| d.status != policypal::store::DocStatus::Ready)
+    );
+    assert!(
+        !desk.cancel_ingest("j1"),
+        "a finished job has no cancel flag left"
+    );
+    // The same file can be added afterwards.
+    desk.ingest(ingest_args("j2", "capital-2024.pdf"), &|_| {})
+        .await
+        .unwrap();
+    desk.close().await;
+}
+
+#[tokio::test]
+async fn bad_input_gets_typed_errors_and_changes_nothing() {
+    let tmp = tempfile::tempdir().unwrap();
+    let desk = Desk::open(data_dir(&tmp)).await;
+    for (file, expected) in [
+        ("not-a-pdf.pdf", ErrorKind::UnsupportedPdf),
+        ("encrypted.pdf", ErrorKind::UnsupportedPdf),
+        ("scanned.pdf", ErrorKind::UnsupportedPdf),
+        ("does-not-exist.pdf", ErrorKind::NotFound),
+    ] {
+        let err = desk
+            .ingest(ingest_args("j", file), &|_| {})
+            .await
+            .unwrap_err();
+        assert_eq!(
+            kind(&err),
+            IpcErrorKind::Core(expected),
+            "{file}: {}",
+            err.message
+        );
+    }
+    assert!(
+        desk.documents()
+            .await
+            .unwrap()
+            .iter()
+            .all(|d| d.status != policypal::store::DocStatus::Ready)
+    );
+    let err = desk.rename_thread("t", "   ").await.unwrap_err();
+    assert_eq!(kind(&err), IpcErrorKind::Core(ErrorKind::InvalidInput));
+    let err = desk.thread("no-such-thread").await.unwrap_err();
+    assert_eq!(kind(&err), IpcErrorKind::Core(ErrorKind::NotFound));
+    let err = desk
+        .ask(ask_args("   ", None), &|_: &Event| {})
+        .await
+        .unwrap_err();
+    assert_eq!(kind(&err), IpcErrorKind::Core(ErrorKind::InvalidInput));
+    assert!(!desk.cancel_run("nothing-running"));
+    desk.close().await;
+}
+
+#[tokio::test]
+async fn answering_mode_is_saved_validated_and_applied() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = data_dir(&tmp);
+    let desk = Desk::open(dir.clone()).await;
+    assert_eq!(desk.settings().await.unwrap().mode, AnswerMode::Extractive);
+    let mut s = UiSettings {
+        mode: AnswerMode::Local,
+        base_url: "ftp://127.0.0.1/v1".into(),
+        models: Default::default(),
+    };
+    let err = desk.save_settings(s.clone()).await.unwrap_err();
+    assert_eq!(kind(&err), IpcErrorKind::Core(ErrorKind::InvalidInput));
+    assert!(
+        dir.load_settings().unwrap().llm.is_none(),
+        "a refused change is not written"
+    );
+
+    s.base_url = "http://127.0.0.1:11434/v1/".into();
+    s.models.insert("inquire".into(), "llama3.2".into());
+    let saved = desk.save_settings(s).await.unwrap();
+    assert_eq!(saved.mode, AnswerMode::Local);
+    assert_eq!(saved.base_url, "http://127.0.0.1:11434/v1");
+    assert_eq!(saved.models["inquire"], "llama3.2");
+    assert!(desk.info().await.unwrap().llm_configured);
+    let on_disk = dir.load_settings().unwrap().llm.unwrap();
+    assert_eq!(on_disk.base_url, "http://127.0.0.1:11434/v1");
+
+    let back = desk
+        .save_settings(UiSettings {
+            mode: AnswerMode::Extractive,
+            ..saved
+        })
+        .await
+        .unwrap();
+    assert_eq!(back.mode, AnswerMode::Extractive);
+    assert!(!desk.info().await.unwrap().llm_configured);
+    desk.close().await;
+}
+
+#[tokio::test]
+async fn a_library_that_cannot_open_is_reported_not_ready() {
+    let tmp = tempfile::tempdir().unwrap();
+    let blocker = tmp.path().join("file");
+    std::fs::write(&blocker, b"not a directory").unwrap();
+    let desk = Desk::open(DataDir::at(blocker.join("data"))).await;
+    let err = desk.info().await.unwrap_err();
+    assert_eq!(kind(&err), IpcErrorKind::Shell(ShellErrorKind::NotReady));
+    assert!(
+        err.message.contains("could not be opened"),
+        "{}",
+        err.message
+    );
+    let err = desk.documents().await.unwrap_err();
+    assert_eq!(kind(&err), IpcErrorKind::Shell(ShellErrorKind::NotReady));
+}

@@ -1,0 +1,181 @@
+//! Extractive comparison helpers: what changed between passages of two documents.
+//!
+//! Owns: extraction of the facts a compliance reader compares — quantities with their unit
+//! ("10 days", "8 per cent", "EUR 5,000"), dates and years, and obligation words (must, shall,
+//! should, may, must not) — and the list of differences between two sets of passages; the order
+//! of documents (old → new). Pure functions; deterministic. Must not: call models or stores.
+
+use std::cmp::Ordering;
+
+use regex::Regex;
+use std::sync::LazyLock;
+
+// A number, optionally followed by a unit word, or a currency before it.
+static QUANTITY: LazyLock<Option<Regex>> = LazyLock::new(|| {
+    Regex::new(
+        r"(?ix)
+        \b(?:(?:USD|EUR|GBP|RM|MYR|\$|€|£)\s?)?
+        \d+(?:[.,]\d+)*
+        (?:\s?(?:%|per\s?cent|percent|days?|weeks?|months?|years?|hours?|minutes?|business\s+days?|working\s+days?))?",
+    )
+    .ok()
+});
+
+static SPELLED: LazyLock<Option<Regex>> = LazyLock::new(|| {
+    Regex::new(
+        r"(?i)\b(one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|thirty|sixty|ninety)[\s-](days?|weeks?|months?|years?|hours?|working days?|business days?)\b",
+    )
+    .ok()
+});
+
+const MODALS: [&str; 9] = [
+    "must not",
+    "shall not",
+    "may not",
+    "must",
+    "shall",
+    "should",
+    "may",
+    "is required to",
+    "is encouraged to",
+];
+
+/// Quantities in a text, normalised ("10 days", "8 per cent"), in order, without repeats.
+pub fn quantities(text: &str) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    let mut push = |s: &str| {
+        let s = s.split_whitespace().collect::<Vec<_>>().join(" ");
+        // Section numbers ("4.2") and bare single digits are not facts worth comparing.
+        let bare = s.chars().all(|c| c.is_ascii_digit() || c == '.');
+        if !(bare && (s.contains('.') || s.len() < 2))
+            && !out.iter().any(|o| o.eq_ignore_ascii_case(&s))
+        {
+            out.push(s);
+        }
+    };
+    if let Some(re) = QUANTITY.as_ref() {
+        for m in re.find_iter(text) {
+            push(m.as_str().trim());
+        }
+    }
+    if let Some(re) = SPELLED.as_ref() {
+        for m in re.find_iter(text) {
+            push(m.as_str().trim());
+        }
+    }
+    out
+}
+
+/// Obligation words in a text, strongest reading first ("must not" before "must").
+pub fn modals(text: &str) -> Vec<&'static str> {
+    let lower = format!(" {} ", text.to_lowercase());
+    let mut out: Vec<&'static str> = Vec::new();
+    let mut rest = lower.clone();
+    for m in MODALS {
+        let needle = format!(" {m} ");
+        if rest.contains(&needle) {
+            out.push(m);
+            rest = rest.replace(&needle, " ");
+        }
+    }
+    out
+}
+
+/// Differences between what two documents say: quantities and obligation words present in one
+/// and not in the other. Each entry is (what the first says, what the second says).
+pub fn differences(a: &str, b: &str) -> Vec<(String, String)> {
+    let (qa, qb) = (quantities(a), quantities(b));
+    let only_a: Vec<&String> = qa
+        .iter()
+        .filter(|x| !qb.iter().any(|y| y.eq_ignore_ascii_case(x)))
+        .collect();
+    let only_b: Vec<&String> = qb
+        .iter()
+        .filter(|x| !qa.iter().any(|y| y.eq_ignore_ascii_case(x)))
+        .collect();
+    let mut out = Vec::new();
+    if !only_a.is_empty() || !only_b.is_empty() {
+        let join = |v: &[&String]| {
+            if v.is_empty() {
+                "—".to_owned()
+            } else {
+                v.iter().map(|s| s.as_str()).collect::<Vec<_>>().join(", ")
+            }
+        };
+        out.push((join(&only_a), join(&only_b)));
+    }
+    let (ma, mb) = (modals(a), modals(b));
+    if ma != mb && !(ma.is_empty() && mb.is_empty()) {
+        let join = |v: &[&str]| {
+            if v.is_empty() {
+                "—".to_owned()
+            } else {
+                v.join(", ")
+            }
+        };
+        out.push((join(&ma), join(&mb)));
+    }
+    out
+}
+
+/// Compares version labels the way people read them: "2.10" after "2.9", "13.20" after "12.18".
+pub fn version_order(a: &str, b: &str) -> Ordering {
+    let parts = |s: &str| -> Vec<u64> {
+        s.split(|c: char| !c.is_ascii_digit())
+            .filter(|p| !p.is_empty())
+            .filter_map(|p| p.parse().ok())
+            .collect()
+    };
+    let (pa, pb) = (parts(a), parts(b));
+    if pa.is_empty() || pb.is_empty() {
+        return a.cmp(b);
+    }
+    pa.cmp(&pb)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn quantities_keep_units_and_skip_section_numbers() {
+        let q = quantities(
+            "Section 4.2: other NMUs wait 10 days; banks hold 8 per cent and pay EUR 5,000 within thirty days.",
+        );
+        assert!(q.contains(&"10 days".to_owned()), "{q:?}");
+        assert!(q.contains(&"8 per cent".to_owned()), "{q:?}");
+        assert!(q.contains(&"EUR 5,000".to_owned()), "{q:?}");
+        assert!(
+            q.iter().any(|x| x.eq_ignore_ascii_case("thirty days")),
+            "{q:?}"
+        );
+        assert!(!q.contains(&"4.2".to_owned()), "{q:?}");
+    }
+
+    #[test]
+    fn modal_verbs_read_negations_first() {
+        assert_eq!(
+            modals("Staff must not share keys and should report loss."),
+            vec!["must not", "should"]
+        );
+        assert_eq!(modals("The bank must hold capital."), vec!["must"]);
+    }
+
+    #[test]
+    fn differences_call_out_changed_numbers_and_obligations() {
+        let d = differences(
+            "Other NMUs: 10 days. Uploads must be signed.",
+            "Other NMUs: 15 days. Uploads should be signed.",
+        );
+        assert_eq!(d[0], ("10 days".to_owned(), "15 days".to_owned()));
+        assert_eq!(d[1], ("must".to_owned(), "should".to_owned()));
+        assert!(differences("Keep 7 years.", "Keep 7 years.").is_empty());
+    }
+
+    #[test]
+    fn versions_order_numerically() {
+        assert_eq!(version_order("12.18", "13.20"), Ordering::Less);
+        assert_eq!(version_order("2.10", "2.9"), Ordering::Greater);
+        assert_eq!(version_order("2024", "2025"), Ordering::Less);
+    }
+}

@@ -1,0 +1,260 @@
+//! Extractive summaries: representative, non-redundant sentences spread over a whole document,
+//! in document order.
+//!
+//! Owns: the stratified sample of a document's chunks (spec 002: 15–20 % of them, at least 10,
+//! at most 30, spread evenly from beginning to end, plus the starts of its sections), the
+//! scoring of their sentences (centrality in the document's vocabulary, with a bonus for the
+//! opening sentences of a section, which usually state what the section is for) and the
+//! selection of key points so that every part of the document is represented.
+//! Pure functions over plain data; deterministic. Must not: call models or stores.
+
+use std::collections::{HashMap, HashSet};
+
+use super::extractive::stems;
+use super::text::{Sentence, sentences};
+
+/// One chunk of a document, in document order.
+#[derive(Debug, Clone, Copy)]
+pub struct Passage<'a> {
+    /// Chunk text.
+    pub text: &'a str,
+    /// Heading path ("4 Capital > 4.2 Buffers"), possibly empty.
+    pub heading: &'a str,
+    /// Offset of the chunk in the document text (characters).
+    pub char_start: u64,
+}
+
+/// A sentence chosen as a key point.
+#[derive(Debug, Clone, PartialEq)]
+pub struct KeyPoint {
+    /// Index of the passage it comes from.
+    pub passage: usize,
+    /// The sentence (byte offsets inside the passage text).
+    pub sentence: Sentence,
+    /// Character offset of the sentence in the document text.
+    pub doc_char: u64,
+    /// Score.
+    pub score: f32,
+}
+
+/// Chunks to sample from a document of `n` chunks.
+pub fn sample_size(n: usize) -> usize {
+    ((n as f32 * 0.18).round() as usize).clamp(10, 30).min(n)
+}
+
+fn section(heading: &str) -> &str {
+    heading.split('>').next().unwrap_or_default().trim()
+}
+
+/// Indexes of the chunks a summary reads: evenly spaced over the document, plus the chunk where
+/// each top-level section starts (thinned evenly when there are many).
+pub fn sample(passages: &[Passage<'_>]) -> Vec<usize> {
+    let n = passages.len();
+    if n == 0 {
+        return Vec::new();
+    }
+    let k = sample_size(n);
+    let mut picked: Vec<usize> = (0..k).map(|i| ((2 * i + 1) * n) / (2 * k)).collect();
+    let starts: Vec<usize> = (0..n)
+        .filter(|&i| {
+            let s = section(passages[i].heading);
+            !s.is_empty() && (i == 0 || section(passages[i - 1].heading) != s)
+        })
+        .collect();
+    let cap = 2 * k;
+    let step = starts.len().div_ceil(cap).max(1);
+    picked.extend(starts.iter().step_by(step).copied());
+    picked.sort_unstable();
+    picked.dedup();
+    picked
+}
+
+/// A sentence that cannot stand as a key point: too short or long, a heading in capitals, a
+/// table-of-contents line, mostly numbers.
+fn unusable(s: &str) -> bool {
+    let chars = s.chars().count();
+    let words = s.split_whitespace().count();
+    if !(40..=300).contains(&chars) || words < 6 {
+        return true;
+    }
+    if s.contains("...") || s.contains(". . .") || s.contains("…") {
+        return true;
+    }
+    let letters = s.chars().filter(|c| c.is_alphabetic()).count();
+    let lower = s.chars().filter(|c| c.is_lowercase()).count();
+    letters * 2 < chars || lower * 2 < letters
+}
+
+/// Up to `max` key points of one document, in document order.
+pub fn key_points(passages: &[Passage<'_>], max: usize) -> Vec<KeyPoint> {
+    let n = passages.len();
+    if n == 0 || max == 0 {
+        return Vec::new();
+    }
+    // Document frequency of each stem: a term many chunks share is central to the document;
+    // one in nearly every chunk is boilerplate (running headers), so its weight is capped.
+    let mut df: HashMap<String, usize> = HashMap::new();
+    for p in passages {
+        for t in stems(p.text) {
+            *df.entry(t).or_default() += 1;
+        }
+    }
+    let cap = (n / 2).max(1);
+    let weight = |t: &String| df.get(t).map_or(0, |&d| d.min(cap)) as f32 / cap as f32;
+
+    let mut candidates: Vec<KeyPoint> = Vec::new();
+    for i in sample(passages) {
+        let p = &passages[i];
+        let opens_section = !section(p.heading).is_empty()
+            && (i == 0 || section(passages[i - 1].heading) != section(p.heading));
+        let mut best: Option<KeyPoint> = None;
+        for (j, s) in sentences(p.text).into_iter().enumerate() {
+            if unusable(&s.text) {
+                continue;
+            }
+            let terms = stems(&s.text);
+            if terms.len() < 4 {
+                continue;
+            }
+            let central = terms.iter().map(weight).sum::<f32>() / (terms.len() as f32).sqrt();
+            let opening = if opens_section && j < 2 { 0.5 } else { 0.0 };
+            let score = central + opening;
+            if best.as_ref().is_none_or(|b| score > b.score) {
+                let doc_char = p.char_start + p.text[..s.start].chars().count() as u64;
+                best = Some(KeyPoint {
+                    passage: i,
+                    sentence: s,
+                    doc_char,
+                    score,
+                });
+            }
+        }
+        candidates.extend(best);
+    }
+
+    // Coverage first: the document is cut into `max` equal parts and each part gives its best
+    // candidate; parts without one leave their place to the best remaining candidates.
+    let mut chosen: Vec<KeyPoint> = Vec::new();
+    let mut seen: Vec<HashSet<String>> = Vec::new();
+    let redundant = |terms: &HashSet<String>, seen: &[HashSet<String>]| {
+        seen.iter().any(|s| {
+            let inter = s.intersection(terms).count() as f32;
+            let union = s.union(terms).count().max(1) as f32;
+            inter / union > 0.5
+        })
+    };
+    let mut rest: Vec<KeyPoint> = Vec::new();
+    for b in 0..max {
+        let (lo, hi) = (b * n / max, ((b + 1) * n / max).max(b * n / max + 1));
+        let mut in_bucket: Vec<&KeyPoint> = candidates
+            .iter()
+            .filter(|c| c.passage >= lo && c.passage < hi)
+            .collect();
+        in_bucket.sort_by(|a, b| b.score.total_cmp(&a.score));
+        let mut taken = false;
+        for c in in_bucket {
+            let terms = stems(&c.sentence.text);
+            if !taken && !redundant(&terms, &seen) {
+                seen.push(terms);
+                chosen.push(c.clone());
+                taken = true;
+            } else {
+                rest.push(c.clone());
+            }
+        }
+    }
+    rest.sort_by(|a, b| b.score.total_cmp(&a.score));
+    for c in rest {
+        if chosen.len() >= max {
+            break;
+        }
+        let terms = stems(&c.sentence.text);
+        if !redundant(&terms, &seen) {
+            seen.push(terms);
+            chosen.push(c);
+        }
+    }
+    chosen.sort_by_key(|c| (c.passage, c.sentence.start));
+    chosen.dedup_by_key(|c| (c.passage, c.sentence.start));
+    chosen
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn doc(n: usize) -> Vec<String> {
+        (0..n)
+            .map(|i| {
+                format!(
+                    "Section {i} sets the capital requirements that every licensed bank must observe. \
+                     Table {i}: 12 34 56 78 90 12 34 56 78. \
+                     The bank reports its position number {i} to the supervisor every quarter without delay."
+                )
+            })
+            .collect()
+    }
+
+    #[test]
+    fn the_sample_spreads_over_the_whole_document_within_the_spec_bounds() {
+        assert_eq!(sample_size(5), 5);
+        assert_eq!(sample_size(40), 10);
+        assert_eq!(sample_size(100), 18);
+        assert_eq!(sample_size(1000), 30);
+        let texts = doc(100);
+        let ps: Vec<Passage> = texts
+            .iter()
+            .map(|t| Passage {
+                text: t,
+                heading: "",
+                char_start: 0,
+            })
+            .collect();
+        let s = sample(&ps);
+        assert_eq!(s.len(), 18);
+        assert!(s[0] < 10 && *s.last().unwrap_or(&0) > 90, "{s:?}");
+    }
+
+    #[test]
+    fn key_points_are_spread_in_order_and_skip_number_rows() {
+        let texts = doc(60);
+        let ps: Vec<Passage> = texts
+            .iter()
+            .enumerate()
+            .map(|(i, t)| Passage {
+                text: t,
+                heading: "",
+                char_start: i as u64 * 1000,
+            })
+            .collect();
+        let k = key_points(&ps, 6);
+        assert!(!k.is_empty() && k.len() <= 6, "{k:?}");
+        assert!(k.windows(2).all(|w| w[0].passage < w[1].passage));
+        assert!(k.iter().all(|p| !p.sentence.text.starts_with("Table")));
+        assert!(
+            k[0].passage < 15 && k.last().map_or(0, |p| p.passage) > 40,
+            "{k:?}"
+        );
+    }
+
+    #[test]
+    fn a_section_opening_sentence_is_preferred() {
+        let a = "The weather was pleasant during the long review meeting of the committee members.";
+        let b = "This part defines where installed software must keep its variable data files.";
+        let texts = [a.to_owned(), format!("{b} {a}")];
+        let ps = [
+            Passage {
+                text: &texts[0],
+                heading: "1 Intro",
+                char_start: 0,
+            },
+            Passage {
+                text: &texts[1],
+                heading: "2 Var",
+                char_start: 100,
+            },
+        ];
+        let k = key_points(&ps, 2);
+        assert!(k.iter().any(|p| p.sentence.text == b), "{k:?}");
+    }
+}

@@ -1,0 +1,211 @@
+#!/usr/bin/env python3
+"""End-to-end test of the desktop window: the real app binary, driven through WebKitWebDriver
+(the W3C WebDriver server of WebKitGTK), under Xvfb, on a real library.
+
+Usage: xvfb-run -a python3 tests/e2e/desktop.py APP_BINARY CLI_BINARY OUT_DIR
+
+The library is prepared with the CLI (the same core), then the window must: list the documents
+grouped by set, answer a question typed into the editor with an inline citation marker, open
+the sources panel at that quote, render markup quoted from a PDF as text (no element, no
+script), and list the conversation in the Chats tab. Screenshots land in OUT_DIR.
+Only the standard library is used.
+"""
+
+import base64
+import json
+import os
+import socket
+import struct
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.error
+import urllib.request
+import zlib
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+APP, CLI, OUT = (os.path.abspath(a) for a in sys.argv[1:4])
+FIXTURES = os.path.join(ROOT, "tests", "fixtures")
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+PORT = free_port()
+BASE = f"http://127.0.0.1:{PORT}"
+
+
+def wd(method, path, body=None, timeout=120):
+    if os.environ.get("E2E_TRACE"):
+        print(">>", method, path, json.dumps(body)[:160] if body else "", flush=True)
+    data = None if body is None else json.dumps(body).encode()
+    req = urllib.request.Request(BASE + path, data=data, method=method, headers={"Content-Type": "application/json"})
+    try:
+        with urllib.request.urlopen(req, timeout=timeout) as r:
+            return json.load(r).get("value")
+    except urllib.error.HTTPError as e:
+        raise AssertionError(f"WebDriver {method} {path}: {e.code} {e.read().decode()[:400]}") from None
+
+
+class Session:
+    def __init__(self, sid):
+        self.sid = sid
+
+    def js(self, script, *args):
+        return wd("POST", f"/session/{self.sid}/execute/sync", {"script": script, "args": list(args)})
+
+    def wait(self, script, what, timeout=90.0):
+        end = time.time() + timeout
+        last = None
+        while time.time() < end:
+            try:
+                last = self.js(script)
+            except (AssertionError, TimeoutError) as e:
+                last = f"{type(e).__name__}: {e}"
+            if last:
+                return last
+            time.sleep(0.3)
+        self.shot("failure")
+        raise AssertionError(f"timed out waiting for {what} (last: {last!r})")
+
+    def find(self, css):
+        el = wd("POST", f"/session/{self.sid}/element", {"using": "css selector", "value": css})
+        return next(iter(el.values()))
+
+    def click(self, css):
+        wd("POST", f"/session/{self.sid}/element/{self.find(css)}/click", {})
+
+    def type(self, css, text):
+        wd("POST", f"/session/{self.sid}/element/{self.find(css)}/value", {"text": text})
+
+    def shot(self, name):
+        """Saves the X screen as OUT/name.png (evidence, not a check). WebKit's own WebDriver
+        snapshot waits for a rendering update that an idle page under Xvfb may never produce,
+        so the screen is read with xwd instead."""
+        try:
+            xwd = subprocess.run(["xwd", "-root", "-silent"], capture_output=True, timeout=30, check=True).stdout
+            path = os.path.join(OUT, f"{name}.png")
+            with open(path, "wb") as f:
+                f.write(xwd_to_png(xwd))
+            print(f"screenshot: {path}")
+        except Exception as e:
+            print(f"screenshot {name} failed: {e}")
+
+
+def xwd_to_png(data):
+    """Converts a 24- or 32-bit-per-pixel ZPixmap XWD image (what xwd writes for Xvfb) to PNG."""
+    h = struct.unpack(">25I", data[:100])
+    header_size, width, height = h[0], h[4], h[5]
+    byte_order, bits_per_pixel, bytes_per_line = h[7], h[11], h[12]
+    red_mask, green_mask, blue_mask, ncolors = h[14], h[15], h[16], h[19]
+    assert bits_per_pixel in (24, 32), f"unsupported xwd depth {bits_per_pixel}"
+    size = bits_per_pixel // 8
+    pixels = data[header_size + 12 * ncolors:]
+    endian = "little" if byte_order == 0 else "big"
+    shift = lambda m: (m & -m).bit_length() - 1
+    rs, gs, bs = shift(red_mask), shift(green_mask), shift(blue_mask)
+    rows = bytearray()
+    for y in range(height):
+        line = pixels[y * bytes_per_line: y * bytes_per_line + size * width]
+        rows.append(0)
+        for x in range(0, len(line), size):
+            p = int.from_bytes(line[x:x + size], endian)
+            rows += bytes(((p & red_mask) >> rs, (p & green_mask) >> gs, (p & blue_mask) >> bs))
+    chunk = lambda t, d: struct.pack(">I", len(d)) + t + d + struct.pack(">I", zlib.crc32(t + d) & 0xFFFFFFFF)
+    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0))
+            + chunk(b"IDAT", zlib.compress(bytes(rows), 6)) + chunk(b"IEND", b""))
+
+
+def cli(data, *args):
+    out = subprocess.run([CLI, "--data-dir", data, "--json", *args], capture_output=True, text=True, timeout=600)
+    assert out.returncode == 0, f"policypal {' '.join(args)} failed: {out.stdout} {out.stderr}"
+    return json.loads(out.stdout)
+
+
+def main():
+    os.makedirs(OUT, exist_ok=True)
+    data = tempfile.mkdtemp(prefix="policypal-e2e-")
+    cli(data, "ingest", os.path.join(FIXTURES, "capital-2024.pdf"), "--title", "Capital Guidelines",
+        "--version", "2024", "--type", "regulatory", "--set", "Bank Negara")
+    cli(data, "ingest", os.path.join(FIXTURES, "hostile-markup.pdf"), "--title", "Email Handling Standard",
+        "--type", "policy", "--set", "Acme policies")
+
+    env = dict(os.environ, POLICYPAL_DATA_DIR=data, TAURI_WEBVIEW_AUTOMATION="true",
+               WEBKIT_DISABLE_DMABUF_RENDERER="1", WEBKIT_DISABLE_COMPOSITING_MODE="1",
+               GDK_BACKEND="x11")
+    log = open(os.path.join(OUT, "webdriver.log"), "w")
+    driver = subprocess.Popen(["WebKitWebDriver", f"--port={PORT}", "--host=127.0.0.1"], env=env, stdout=log, stderr=log)
+    sid = None
+    try:
+        for _ in range(100):
+            try:
+                wd("GET", "/status", timeout=2)
+                break
+            except Exception:
+                time.sleep(0.1)
+        caps = {"capabilities": {"alwaysMatch": {"webkitgtk:browserOptions": {"binary": APP, "args": []}}}}
+        started = time.time()
+        sid = wd("POST", "/session", caps)["sessionId"]
+        s = Session(sid)
+        s.wait("return document.querySelector('aside') && document.body.innerText.includes('PolicyPal')", "the window")
+        print(f"window ready in {time.time() - started:.1f}s")
+        s.shot("start")
+
+        # Documents tab: grouped by set, "Title (Version)" labels.
+        s.js("[...document.querySelectorAll('[role=tab]')].find(t => t.textContent.trim() === 'documents').dispatchEvent(new MouseEvent('mousedown', {bubbles: true}))")
+        text = s.wait("const t = document.body.innerText; return t.includes('Capital Guidelines (2024)') && t", "the documents list")
+        assert "Bank Negara" in text.upper() or "BANK NEGARA" in text, text
+        assert "ACME POLICIES" in text.upper(), text
+        s.shot("documents")
+
+        # Ask through the editor; Enter sends.
+        s.js("[...document.querySelectorAll('[role=tab]')].find(t => t.textContent.trim() === 'chats').dispatchEvent(new MouseEvent('mousedown', {bubbles: true}))")
+        s.click(".tiptap")
+        s.type(".tiptap", "What minimum total capital ratio must a licensed bank maintain?")
+        s.type(".tiptap", "\ue007")  # Enter
+        s.wait("return document.querySelector('.answer button.cite') !== null", "an answer with a citation marker")
+        answer = s.js("return document.querySelector('.answer').innerText")
+        assert "8" in answer, answer
+        s.click(".answer button.cite")
+        panel = s.wait("const a = document.querySelector('aside[aria-label=Sources]'); return a && a.innerText.includes('page') && a.innerText", "the sources panel")
+        assert "Capital Guidelines (2024)" in panel, panel
+        s.shot("answer")
+
+        # Markup quoted from a PDF is shown as text: no element is created, no script runs.
+        s.js("window.__alerted = false; window.alert = () => { window.__alerted = true; };")
+        s.click('button[title="New chat"]')
+        s.wait("return document.querySelectorAll('.answer').length === 0", "a new, empty chat")
+        s.click(".tiptap")
+        s.type(".tiptap", "Which markup must staff never open in an attachment?")
+        s.type(".tiptap", "\ue007")
+        s.wait("const a = document.querySelector('.answer'); return a !== null && a.innerText.includes('onerror')", "the markup answer")
+        last = s.js("const a = [...document.querySelectorAll('.answer')].pop(); return {text: a.innerText, imgs: a.querySelectorAll('img,script').length}")
+        assert last["imgs"] == 0, last
+        assert "<img src=x onerror=alert(1)>" in last["text"], last
+        time.sleep(0.5)
+        assert s.js("return window.__alerted") is False, "markup from a PDF ran a script"
+        s.shot("markup-as-text")
+
+        # Both conversations are listed in the Chats tab, and the first reopens from history.
+        side = "document.querySelector('aside[aria-label=\"Library and conversations\"]')"
+        s.wait(f"const t = {side}.innerText; return t.includes('What minimum total capital') && t.includes('Which markup')", "both conversations in the Chats tab")
+        s.js(f"[...{side}.querySelectorAll('li button')].find(b => b.innerText.includes('What minimum total capital')).click()")
+        s.wait("const a = document.querySelector('.answer'); return a !== null && a.querySelector('button.cite') !== null && document.querySelector('main h1').innerText.includes('minimum')", "the reopened conversation")
+        print("desktop e2e: all checks passed")
+    finally:
+        if sid:
+            try:
+                wd("DELETE", f"/session/{sid}", timeout=20)
+            except Exception as e:  # the app may already be gone; the driver is killed below
+                print(f"closing the session: {e}")
+        driver.terminate()
+        driver.wait(timeout=20)
+        log.close()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,159 @@
+import { useMemo, useState } from "react";
+import { copyText, type ChoiceOption, type Citation, type Confidence, type Status, type Usage } from "../ipc";
+import { renderAnswer } from "../markdown";
+import { docLabel } from "./DocumentsTab";
+
+export type AssistantView = {
+  text: string;
+  citations: Citation[];
+  confidence: Confidence | null;
+  status: Status | null;
+  options: ChoiceOption[];
+  usage: Usage | null;
+  cached?: boolean;
+};
+
+const BADGE = {
+  high: { icon: "✅", label: "High confidence", cls: "bg-emerald-50 text-emerald-800 border-emerald-200" },
+  medium: { icon: "⚠️", label: "Medium confidence", cls: "bg-amber-50 text-amber-800 border-amber-200" },
+  low: { icon: "🔴", label: "Low confidence", cls: "bg-red-50 text-red-800 border-red-200" },
+} as const;
+
+export function ConfidenceBadge({ c }: { c: Confidence }) {
+  const b = BADGE[c.level];
+  return (
+    <span className={`inline-flex items-center gap-1 rounded-full border px-2 py-0.5 text-xs ${b.cls}`} title={`${c.reason} (score ${c.score.toFixed(2)})`}>
+      <span aria-hidden>{b.icon}</span>
+      {b.label}
+      {c.level !== "high" && <span className="text-[11px] opacity-80">— {c.reason}</span>}
+    </span>
+  );
+}
+
+export function UserMessage({ text }: { text: string }) {
+  return (
+    <div className="flex justify-end">
+      <div className="max-w-[75%] rounded-2xl rounded-br-sm bg-blue-600 px-4 py-2 text-sm whitespace-pre-wrap text-white">{text}</div>
+    </div>
+  );
+}
+
+export function AssistantMessage(props: {
+  m: AssistantView;
+  streaming?: string | null;
+  optionsActive: boolean;
+  onChoose: (o: ChoiceOption) => void;
+  onCite: (citations: Citation[], index: number | null) => void;
+  onLink: (url: string) => void;
+}) {
+  const { m } = props;
+  const html = useMemo(() => renderAnswer(m.text, m.citations), [m.text, m.citations]);
+  const [hover, setHover] = useState<{ i: number; x: number; y: number } | null>(null);
+  const [more, setMore] = useState(false);
+  const [copied, setCopied] = useState(false);
+  const shown = more ? m.citations : m.citations.slice(0, 3);
+  const tone =
+    m.status === "refused"
+      ? "border-amber-200 bg-amber-50/60"
+      : m.status === "not_available"
+        ? "border-slate-200 bg-slate-50"
+        : "border-slate-200 bg-white";
+  return (
+    <div className="flex">
+      <div className={`relative max-w-[85%] rounded-2xl rounded-bl-sm border px-4 py-3 text-sm ${tone}`}>
+        {props.streaming && <p className="mb-1 animate-pulse text-xs text-slate-500">{props.streaming}</p>}
+        <div
+          className="answer leading-relaxed text-slate-800"
+          dangerouslySetInnerHTML={{ __html: html }}
+          onClick={(e) => {
+            const t = e.target as HTMLElement;
+            const cite = t.closest("button.cite");
+            if (cite) {
+              props.onCite(m.citations, Number(cite.getAttribute("data-cite")));
+              return;
+            }
+            const a = t.closest("a[data-external]");
+            if (a) {
+              e.preventDefault();
+              const href = a.getAttribute("href");
+              if (href) props.onLink(href);
+            }
+          }}
+          onMouseOver={(e) => {
+            const cite = (e.target as HTMLElement).closest("button.cite");
+            if (cite) {
+              const r = cite.getBoundingClientRect();
+              setHover({ i: Number(cite.getAttribute("data-cite")), x: r.left, y: r.bottom });
+            }
+          }}
+          onMouseOut={(e) => {
+            if ((e.target as HTMLElement).closest("button.cite")) setHover(null);
+          }}
+        />
+        {hover && m.citations[hover.i] && (
+          <div className="pointer-events-none fixed z-30 w-80 rounded-lg border border-slate-200 bg-white p-3 text-xs shadow-lg" style={{ left: Math.min(hover.x, window.innerWidth - 340), top: hover.y + 6 }}>
+            <div className="font-semibold text-slate-700">
+              {docLabel(m.citations[hover.i])} · page {m.citations[hover.i].page}
+            </div>
+            <div className="mt-1 text-slate-600">“{m.citations[hover.i].quote}”</div>
+          </div>
+        )}
+        {m.options.length > 0 && (
+          <div className="mt-3 flex flex-wrap gap-2">
+            {m.options.map((o) => (
+              <button
+                key={o.id}
+                disabled={!props.optionsActive}
+                className="rounded-full border border-blue-300 bg-white px-3 py-1 text-xs text-blue-800 hover:bg-blue-50 disabled:cursor-not-allowed disabled:opacity-50"
+                onClick={() => props.onChoose(o)}
+              >
+                {o.label}
+              </button>
+            ))}
+          </div>
+        )}
+        {m.citations.length > 0 && (
+          <div className="mt-3 flex flex-wrap items-center gap-1.5">
+            {shown.map((c, i) => (
+              <button
+                key={i}
+                className="max-w-[16rem] truncate rounded-md border border-slate-200 bg-slate-50 px-2 py-0.5 text-xs text-slate-700 hover:bg-slate-100"
+                onClick={() => props.onCite(m.citations, i)}
+                title={c.quote}
+              >
+                {c.source_type === "web" ? "🌐" : "📄"} {i + 1}. {docLabel(c)} · p. {c.page}
+              </button>
+            ))}
+            {m.citations.length > 3 && (
+              <button className="text-xs text-blue-700 hover:underline" onClick={() => setMore((v) => !v)}>
+                {more ? "Fewer sources" : `Show more sources (${m.citations.length - 3})`}
+              </button>
+            )}
+          </div>
+        )}
+        {!props.streaming && (
+          <div className="mt-2 flex flex-wrap items-center gap-2 text-xs text-slate-500">
+            {m.confidence && <ConfidenceBadge c={m.confidence} />}
+            {m.cached && <span className="rounded bg-slate-100 px-1.5">cached</span>}
+            {m.usage && (
+              <span title="Tokens and estimated cost of this answer">
+                {(m.usage.prompt_tokens + m.usage.completion_tokens).toLocaleString()} tokens · ${m.usage.cost_usd.toFixed(4)} · {m.usage.model}
+              </span>
+            )}
+            <button
+              className="ml-auto rounded px-1.5 hover:bg-slate-100"
+              onClick={() => {
+                void copyText(m.text).then(() => {
+                  setCopied(true);
+                  setTimeout(() => setCopied(false), 1500);
+                });
+              }}
+            >
+              {copied ? "Copied" : "Copy"}
+            </button>
+          </div>
+        )}
+      </div>
+    </div>
+  );
+}

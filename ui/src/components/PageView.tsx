@@ -1,0 +1,59 @@
+import * as Dialog from "@radix-ui/react-dialog";
+import { useQuery } from "@tanstack/react-query";
+import { useEffect, useRef } from "react";
+import { findQuote } from "../highlight";
+import { api, toIpcError, type Citation } from "../ipc";
+import { docLabel } from "./DocumentsTab";
+
+/** The stored text of a cited page with the quote highlighted (works offline, no viewer needed). */
+export function PageView({ citation, onClose }: { citation: Citation; onClose: () => void }) {
+  const page = useQuery({
+    queryKey: ["page", citation.document_id, citation.page],
+    queryFn: () => api.pageText(citation.document_id, citation.page),
+  });
+  const mark = useRef<HTMLElement>(null);
+  useEffect(() => {
+    mark.current?.scrollIntoView({ block: "center" });
+  }, [page.data]);
+  const text = page.data ?? "";
+  const at = page.data ? findQuote(text, citation.quote) : null;
+  return (
+    <Dialog.Root open onOpenChange={(o) => !o && onClose()}>
+      <Dialog.Portal>
+        <Dialog.Overlay className="fixed inset-0 z-40 bg-black/30" />
+        <Dialog.Content className="fixed top-1/2 left-1/2 z-50 flex max-h-[85vh] w-[760px] -translate-x-1/2 -translate-y-1/2 flex-col rounded-xl bg-white shadow-xl">
+          <div className="flex items-center gap-3 border-b px-5 py-3">
+            <Dialog.Title className="text-base font-semibold">
+              {docLabel(citation)} — page {citation.page}
+            </Dialog.Title>
+            <button
+              className="ml-auto rounded-md border px-2 py-1 text-sm hover:bg-slate-50"
+              onClick={() => void api.openDocument(citation.document_id).catch(() => undefined)}
+            >
+              Open PDF
+            </button>
+            <Dialog.Close className="rounded px-2 text-slate-500 hover:bg-slate-100" aria-label="Close">
+              ✕
+            </Dialog.Close>
+          </div>
+          <Dialog.Description className="sr-only">The text of the cited page with the quote highlighted.</Dialog.Description>
+          <div className="min-h-0 flex-1 overflow-y-auto px-6 py-4 font-serif text-sm leading-relaxed whitespace-pre-wrap text-slate-800">
+            {page.isError && <p className="text-red-700">{toIpcError(page.error).message}</p>}
+            {page.data !== undefined &&
+              (at ? (
+                <>
+                  {text.slice(0, at[0])}
+                  <mark ref={mark} className="quote">
+                    {text.slice(at[0], at[1])}
+                  </mark>
+                  {text.slice(at[1])}
+                </>
+              ) : (
+                text
+              ))}
+          </div>
+        </Dialog.Content>
+      </Dialog.Portal>
+    </Dialog.Root>
+  );
+}
