@@ -164,9 +164,17 @@ def main():
 
         # Ask through the editor; Enter sends.
         s.js("[...document.querySelectorAll('[role=tab]')].find(t => t.textContent.trim() === 'chats').dispatchEvent(new MouseEvent('mousedown', {bubbles: true}))")
+        # "@" opens the categorised menu; Enter turns the highlighted document into a pill.
         s.click(".tiptap")
-        s.type(".tiptap", "What minimum total capital ratio must a licensed bank maintain?")
-        s.type(".tiptap", "\ue007")  # Enter
+        s.type(".tiptap", "@Capital")
+        menu = s.wait("const m = document.querySelector('[role=listbox]'); return m && m.innerText", "the @ menu")
+        assert "Capital Guidelines (2024)" in menu and "DOCUMENTS" in menu.upper(), menu
+        s.shot("mention-menu")
+        s.type(".tiptap", "\ue007")
+        pill = s.wait("const p = document.querySelector('.tiptap .mention'); return p && p.getAttribute('data-id')", "a document pill")
+        assert pill.startswith("doc:"), pill
+        s.type(".tiptap", " What minimum total capital ratio must a licensed bank maintain?")
+        s.type(".tiptap", "\ue007")  # Enter sends
         s.wait("return document.querySelector('.answer button.cite') !== null", "an answer with a citation marker")
         answer = s.js("return document.querySelector('.answer').innerText")
         assert "8" in answer, answer
@@ -195,6 +203,11 @@ def main():
         s.wait(f"const t = {side}.innerText; return t.includes('What minimum total capital') && t.includes('Which markup')", "both conversations in the Chats tab")
         s.js(f"[...{side}.querySelectorAll('li button')].find(b => b.innerText.includes('What minimum total capital')).click()")
         s.wait("const a = document.querySelector('.answer'); return a !== null && a.querySelector('button.cite') !== null && document.querySelector('main h1').innerText.includes('minimum')", "the reopened conversation")
+        # Settings: the profile, the answering mode, the keychain, the data directory.
+        s.click('button[aria-label="Settings"]')
+        dialog = s.wait("const d = document.querySelector('[role=dialog]'); return d && d.innerText.includes('Save answering mode') && d.innerText", "the settings dialog")
+        assert "Answering mode" in dialog and data in dialog, dialog
+        s.shot("settings")
         print("desktop e2e: all checks passed")
     finally:
         if sid:
