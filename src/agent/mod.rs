@@ -1061,7 +1061,24 @@ impl<'a> Agent<'a> {
         }
         let own = resolve::strip_tags(&state.question);
         let query = state.standalone.clone().unwrap_or_else(|| own.clone());
-        let terms = extractive::question_terms(&own, "");
+        // The documents' own names and the vocabulary of comparing say nothing about the
+        // subject, and would pick running headers ("Reference, Release 12.18").
+        let mut terms = extractive::question_terms(&own, "");
+        let mut noise = extractive::stems(
+            "compare comparison differ difference differences change changed changes version \
+             versions between document documents old new previous latest release edition",
+        );
+        for d in &docs {
+            noise.extend(extractive::stems(&format!(
+                "{} {} {}",
+                d.title,
+                d.version,
+                d.file_name
+                    .trim_end_matches(".pdf")
+                    .replace(['-', '_'], " ")
+            )));
+        }
+        terms.retain(|t, _| !noise.contains(t));
         let mut citations: Vec<Citation> = Vec::new();
         let mut evidence_all = Vec::new();
         let mut per_doc: Vec<(Document, Vec<Citation>)> = Vec::new();
@@ -1093,7 +1110,7 @@ impl<'a> Agent<'a> {
                 })
                 .collect();
             let mut cited = Vec::new();
-            for p in extractive::pick(&terms, &evidence, 2) {
+            for p in extractive::pick(&terms, &evidence, 3) {
                 proposed += 1;
                 if let Some(c) = self
                     .cite(profile, &evidence[p.evidence], p.doc_char, &p.sentence.text)

@@ -183,13 +183,46 @@ pub fn key_points(passages: &[Passage<'_>], max: usize) -> Vec<KeyPoint> {
 mod tests {
     use super::*;
 
+    const WORDS: [&str; 24] = [
+        "capital",
+        "liquidity",
+        "records",
+        "privacy",
+        "auditors",
+        "training",
+        "outsourcing",
+        "incidents",
+        "complaints",
+        "sanctions",
+        "lending",
+        "deposits",
+        "reporting",
+        "governance",
+        "remuneration",
+        "custody",
+        "payments",
+        "valuation",
+        "collateral",
+        "exposures",
+        "conduct",
+        "continuity",
+        "encryption",
+        "vendors",
+    ];
+
+    /// A document whose chunks each talk about their own subject, plus a row of numbers.
     fn doc(n: usize) -> Vec<String> {
         (0..n)
             .map(|i| {
+                let w = |k: usize| WORDS[(i * 3 + k) % WORDS.len()];
                 format!(
-                    "Section {i} sets the capital requirements that every licensed bank must observe. \
+                    "Part {i} governs {} together with {} for {} whenever {} change. \
                      Table {i}: 12 34 56 78 90 12 34 56 78. \
-                     The bank reports its position number {i} to the supervisor every quarter without delay."
+                     Short note {i}.",
+                    w(0),
+                    w(1),
+                    w(2),
+                    WORDS[(i * 7 + 5) % WORDS.len()]
                 )
             })
             .collect()
