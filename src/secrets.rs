@@ -6,8 +6,9 @@
 //! line or an error message, or fall back to any other storage when no keychain exists (the
 //! caller gets [`SecretError::NoKeychain`] and tells the user).
 
-use std::io::Write;
-use std::process::{Command, Stdio};
+use std::io::{Read, Write};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
 
 /// Keychain service name under which every key is stored.
 pub const SERVICE: &str = "app.policypal";
@@ -36,6 +37,11 @@ pub enum SecretError {
 }
 
 const NAMES: [&str; 3] = [EMBEDDINGS_KEY, LLM_KEY, WEB_SEARCH_KEY];
+
+/// How long the keychain tool may take. With a D-Bus session but no Secret Service behind it,
+/// `secret-tool store` waits forever for a service that never starts; the app must say so
+/// instead of hanging.
+const TOOL_BUDGET: Duration = Duration::from_secs(10);
 
 fn checked(name: &str) -> Result<&str, SecretError> {
     if NAMES.contains(&name) {
@@ -67,12 +73,56 @@ fn tool(args: &[&str], stdin: Option<&str>) -> Result<(bool, String, String), Se
         pipe.write_all(input.as_bytes())
             .map_err(|e| SecretError::Keychain(format!("{program}: {e}")))?;
     }
-    let out = child
-        .wait_with_output()
-        .map_err(|e| SecretError::Keychain(format!("{program}: {e}")))?;
-    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
-    let stderr = String::from_utf8_lossy(&out.stderr).trim().to_owned();
-    Ok((out.status.success(), stdout, stderr))
+    finish(program, child, TOOL_BUDGET)
+}
+
+/// Waits for the tool at most `budget`, then kills it and reports that no keychain answered.
+fn finish(
+    program: &str,
+    mut child: Child,
+    budget: Duration,
+) -> Result<(bool, String, String), SecretError> {
+    // Readers on their own threads, so a chatty tool cannot block on a full pipe.
+    let reader = |pipe: Option<Box<dyn Read + Send>>| {
+        std::thread::spawn(move || {
+            let mut out = Vec::new();
+            if let Some(mut p) = pipe {
+                let _ = p.read_to_end(&mut out);
+            }
+            String::from_utf8_lossy(&out).into_owned()
+        })
+    };
+    let stdout = reader(
+        child
+            .stdout
+            .take()
+            .map(|p| Box::new(p) as Box<dyn Read + Send>),
+    );
+    let stderr = reader(
+        child
+            .stderr
+            .take()
+            .map(|p| Box::new(p) as Box<dyn Read + Send>),
+    );
+    let started = Instant::now();
+    let status = loop {
+        match child.try_wait() {
+            Ok(Some(status)) => break status,
+            Ok(None) if started.elapsed() < budget => std::thread::sleep(Duration::from_millis(20)),
+            Ok(None) => {
+                let _ = child.kill();
+                let _ = child.wait();
+                return Err(SecretError::NoKeychain(format!(
+                    "{program} did not answer within {} s: no Secret Service seems to be running",
+                    budget.as_secs()
+                )));
+            }
+            Err(e) => return Err(SecretError::Keychain(format!("{program}: {e}"))),
+        }
+    };
+    let stdout = stdout.join().unwrap_or_default();
+    let stderr = stderr.join().unwrap_or_default().trim().to_owned();
+    Ok((status.success(), stdout, stderr))
 }
 
 fn failure(stderr: String) -> SecretError {
@@ -178,6 +228,29 @@ mod tests {
     fn masking_shows_only_the_last_four_characters() {
         assert_eq!(masked("sk-secret-1234"), "••••1234");
         assert_eq!(masked("ab"), "••••ab");
+    }
+
+    #[test]
+    fn a_keychain_tool_that_never_answers_is_reported_not_waited_for() {
+        // Regression: `secret-tool store` with D-Bus but no Secret Service hangs forever.
+        let child = Command::new("sleep")
+            .arg("30")
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let started = Instant::now();
+        let err = finish("sleep", child, Duration::from_millis(300)).unwrap_err();
+        assert!(matches!(err, SecretError::NoKeychain(_)), "{err}");
+        assert!(started.elapsed() < Duration::from_secs(5));
+        let quick = Command::new("echo")
+            .arg("ok")
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let (ok, out, _) = finish("echo", quick, Duration::from_secs(5)).unwrap();
+        assert!(ok && out.trim() == "ok");
     }
 
     #[test]
