@@ -118,6 +118,21 @@ pub fn differences(a: &str, b: &str) -> Vec<(String, String)> {
     out
 }
 
+/// A title without its version marks ("developers-reference-12.18" → "developers reference"),
+/// so that versions of one document are recognised even when their titles carry the number.
+pub fn base_title(title: &str) -> String {
+    title
+        .to_lowercase()
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .filter(|w| {
+            let digits = w.trim_start_matches('v');
+            !(digits.chars().all(|c| c.is_ascii_digit()))
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
 /// Compares version labels the way people read them: "2.10" after "2.9", "13.20" after "12.18".
 pub fn version_order(a: &str, b: &str) -> Ordering {
     let parts = |s: &str| -> Vec<u64> {
@@ -170,6 +185,16 @@ mod tests {
         assert_eq!(d[0], ("10 days".to_owned(), "15 days".to_owned()));
         assert_eq!(d[1], ("must".to_owned(), "should".to_owned()));
         assert!(differences("Keep 7 years.", "Keep 7 years.").is_empty());
+    }
+
+    #[test]
+    fn titles_of_versions_share_a_base() {
+        assert_eq!(
+            base_title("developers-reference-12.18"),
+            base_title("Developers Reference 13.20")
+        );
+        assert_eq!(base_title("Policy v2"), "policy");
+        assert_ne!(base_title("GFDL-1.2"), base_title("GPL-1"));
     }
 
     #[test]

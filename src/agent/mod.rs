@@ -1046,7 +1046,7 @@ impl<'a> Agent<'a> {
         }
         let same_title = docs
             .windows(2)
-            .all(|w| w[0].title.eq_ignore_ascii_case(&w[1].title));
+            .all(|w| compare::base_title(&w[0].title) == compare::base_title(&w[1].title));
         let chained = docs.iter().any(|d| {
             d.supersedes
                 .as_ref()
@@ -1083,8 +1083,9 @@ impl<'a> Agent<'a> {
         let mut evidence_all = Vec::new();
         let mut per_doc: Vec<(Document, Vec<Citation>)> = Vec::new();
         let mut proposed = 0usize;
+        let mut found: Vec<Vec<Evidence>> = Vec::new();
         for d in &docs {
-            let hits = self
+            let mut hits = self
                 .lib
                 .search(
                     profile,
@@ -1096,6 +1097,27 @@ impl<'a> Agent<'a> {
                     },
                 )
                 .await?;
+            // Alignment by meaning: the passages of this document closest to the first
+            // document's best passage (between versions, the same clause as amended).
+            if let Some(anchor) = found.first().and_then(|ev| ev.first()) {
+                for h in self
+                    .lib
+                    .search(
+                        profile,
+                        &SearchRequest {
+                            query: anchor.text.clone(),
+                            k: 3,
+                            documents: vec![d.id.clone()],
+                            ..SearchRequest::default()
+                        },
+                    )
+                    .await?
+                {
+                    if !hits.iter().any(|x| x.hit.chunk_id == h.hit.chunk_id) {
+                        hits.push(h);
+                    }
+                }
+            }
             let evidence: Vec<Evidence> = hits
                 .iter()
                 .map(|h| Evidence {
@@ -1109,8 +1131,83 @@ impl<'a> Agent<'a> {
                     score: h.hit.score,
                 })
                 .collect();
+            found.push(evidence);
+        }
+        // Between versions, a sentence that both versions contain word for word is not what
+        // changed: sentences absent from the other versions' passages come first.
+        let flat = |t: &str| {
+            t.split_whitespace()
+                .collect::<Vec<_>>()
+                .join(" ")
+                .to_lowercase()
+        };
+        let texts: Vec<String> = found
+            .iter()
+            .map(|ev| {
+                flat(
+                    &ev.iter()
+                        .map(|e| e.text.as_str())
+                        .collect::<Vec<_>>()
+                        .join(" "),
+                )
+            })
+            .collect();
+        for (i, (d, evidence)) in docs.iter().zip(found).enumerate() {
+            let mut picks = extractive::pick(&terms, &evidence, if versions { 8 } else { 3 });
+            if versions {
+                let unchanged = |p: &extractive::Picked| {
+                    let t = flat(&p.sentence.text);
+                    texts
+                        .iter()
+                        .enumerate()
+                        .any(|(j, other)| j != i && other.contains(&t))
+                };
+                // Sentences on the question's subject that the other versions do not contain
+                // word for word: the amended clauses themselves.
+                let mut changed: Vec<extractive::Picked> = Vec::new();
+                for (ei, e) in evidence.iter().enumerate() {
+                    for sentence in text::sentences(&e.text) {
+                        let stems = extractive::stems(&sentence.text);
+                        let overlap = terms.keys().filter(|t| stems.contains(*t)).count();
+                        // Whole sentences only: a quote clipped at 300 characters reads badly.
+                        if overlap == 0
+                            || sentence.text.chars().count() > 300
+                            || sentence.text.chars().filter(|c| c.is_alphabetic()).count() < 8
+                        {
+                            continue;
+                        }
+                        let t = flat(&sentence.text);
+                        if texts
+                            .iter()
+                            .enumerate()
+                            .any(|(j, other)| j != i && other.contains(&t))
+                        {
+                            continue;
+                        }
+                        let doc_char =
+                            e.char_start + e.text[..sentence.start].chars().count() as u64;
+                        changed.push(extractive::Picked {
+                            evidence: ei,
+                            sentence,
+                            doc_char,
+                            score: overlap as f32,
+                        });
+                    }
+                }
+                changed.sort_by(|a, b| b.score.total_cmp(&a.score));
+                changed.truncate(2);
+                picks.sort_by_key(unchanged);
+                picks.retain(|p| {
+                    !changed
+                        .iter()
+                        .any(|c| c.evidence == p.evidence && c.sentence.start == p.sentence.start)
+                });
+                changed.extend(picks);
+                picks = changed;
+                picks.truncate(3);
+            }
             let mut cited = Vec::new();
-            for p in extractive::pick(&terms, &evidence, 3) {
+            for p in picks {
                 proposed += 1;
                 if let Some(c) = self
                     .cite(profile, &evidence[p.evidence], p.doc_char, &p.sentence.text)
