@@ -5,7 +5,8 @@
 Usage: xvfb-run -a python3 tests/e2e/desktop.py APP_BINARY CLI_BINARY OUT_DIR
 
 The library is prepared with the CLI (the same core), then the window must: list the documents
-grouped by set, answer a question typed into the editor with an inline citation marker, open
+grouped by set, take a dropped PDF through the upload dialog into the library as a new version,
+turn "@2024" into a document pill, answer a question typed into the editor with an inline citation marker, open
 the sources panel at that quote, render markup quoted from a PDF as text (no element, no
 script), and list the conversation in the Chats tab. Screenshots land in OUT_DIR.
 Only the standard library is used.
@@ -162,11 +163,33 @@ def main():
         assert "ACME POLICIES" in text.upper(), text
         s.shot("documents")
 
+        # A new version dropped on the window: the upload dialog, then the library. The shell
+        # turns a native drop into the `tauri://drag-drop` event; the same event is sent here,
+        # since WebDriver cannot drag files from outside the window.
+        new_pdf = os.path.join(FIXTURES, "capital-2025.pdf")
+        sent = wd("POST", f"/session/{sid}/execute/async", {
+            "script": "const done = arguments[1]; window.__TAURI_INTERNALS__.invoke('plugin:event|emit', "
+                      "{event: 'tauri://drag-drop', payload: {paths: [arguments[0]], position: {x: 20, y: 20}}})"
+                      ".then(() => done('ok'), e => done('error: ' + JSON.stringify(e)))",
+            "args": [new_pdf]})
+        assert sent == "ok", sent
+        dialog = s.wait("const d = document.querySelector('[role=dialog]'); return d && d.innerText", "the upload dialog")
+        assert "capital-2025.pdf" in dialog and "Add to library" in dialog, dialog
+        assert s.js("return document.querySelector('#v0').value") == "2025", "version not prefilled from the file name"
+        wd("POST", f"/session/{sid}/element/{s.find('#t0')}/clear", {})
+        s.type("#t0", "Capital Guidelines")
+        s.type("#s0", "Bank Negara")
+        s.shot("upload-dialog")
+        s.js("[...document.querySelectorAll('[role=dialog] button')].find(b => b.innerText.trim() === 'Add to library').click()")
+        text = s.wait("const t = document.querySelector('aside').innerText; return t.includes('Capital Guidelines (2025)') && !t.includes('Waiting') && !t.includes('Embedding') && t", "the new version in the library", timeout=180)
+        assert "superseded by Capital Guidelines (2025)" in text, text
+        s.shot("new-version")
+
         # Ask through the editor; Enter sends.
         s.js("[...document.querySelectorAll('[role=tab]')].find(t => t.textContent.trim() === 'chats').dispatchEvent(new MouseEvent('mousedown', {bubbles: true}))")
         # "@" opens the categorised menu; Enter turns the highlighted document into a pill.
         s.click(".tiptap")
-        s.type(".tiptap", "@Capital")
+        s.type(".tiptap", "@2024")
         menu = s.wait("const m = document.querySelector('[role=listbox]'); return m && m.innerText", "the @ menu")
         assert "Capital Guidelines (2024)" in menu and "DOCUMENTS" in menu.upper(), menu
         s.shot("mention-menu")

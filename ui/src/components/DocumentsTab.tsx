@@ -116,9 +116,13 @@ function DocRow({ d, accent, replacedBy }: { d: Document; accent: string; replac
         <span className={`ml-auto shrink-0 rounded px-1.5 text-[10px] ${STATUS_STYLE[d.status]}`}>{d.status}</span>
       </div>
       <div className="flex items-center gap-2 pl-1 text-xs text-slate-500">
-        <span>{d.page_count} {d.page_count === 1 ? "page" : "pages"}</span>
-        {d.empty_pages.length > 0 && <span title={`Pages without text: ${d.empty_pages.join(", ")}`}>· {d.empty_pages.length} without text</span>}
-        {replacedBy && <span>· superseded by {docLabel(replacedBy)}</span>}
+        <span className="shrink-0 whitespace-nowrap">{d.page_count} {d.page_count === 1 ? "page" : "pages"}</span>
+        {d.empty_pages.length > 0 && (
+          <span className="shrink-0 whitespace-nowrap" title={`Pages without text: ${d.empty_pages.join(", ")}`}>
+            · {d.empty_pages.length} without text
+          </span>
+        )}
+        {replacedBy && <span className="min-w-0 truncate">· superseded by {docLabel(replacedBy)}</span>}
         <span className="ml-auto hidden gap-2 group-hover:flex">
           {(d.status === "ready" || d.status === "disabled") && (
             <button className="hover:text-slate-800" onClick={() => toggle.mutate()}>
