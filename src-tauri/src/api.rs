@@ -369,6 +369,14 @@ impl Desk {
         Ok(path)
     }
 
+    /// The stored PDF's bytes.
+    pub async fn document_bytes(&self, id: &str) -> IpcResult<Vec<u8>> {
+        let path = self.document_file(id).await?;
+        tokio::fs::read(&path)
+            .await
+            .map_err(|source| Error::File { path, source }.into())
+    }
+
     /// The stored text of one page (the in-app page view highlights the quote in it).
     pub async fn page_text(&self, id: &str, page: u32) -> IpcResult<String> {
         let (lib, p) = (self.library().await?, self.profile().await?);

@@ -126,6 +126,12 @@ pub async fn document_open(desk: State<'_, Desk>, id: String) -> IpcResult<()> {
     })
 }
 
+/// The stored PDF itself, as raw bytes (the in-app viewer renders the cited page).
+#[tauri::command]
+pub async fn document_pdf(desk: State<'_, Desk>, id: String) -> IpcResult<tauri::ipc::Response> {
+    Ok(tauri::ipc::Response::new(desk.document_bytes(&id).await?))
+}
+
 /// The stored text of one page.
 #[tauri::command]
 pub async fn page_text(desk: State<'_, Desk>, id: String, page: u32) -> IpcResult<String> {

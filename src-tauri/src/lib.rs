@@ -49,6 +49,7 @@ pub fn run() -> ExitCode {
             commands::document_delete,
             commands::document_set_enabled,
             commands::document_open,
+            commands::document_pdf,
             commands::page_text,
             commands::pick_pdfs,
             commands::ask,

@@ -114,8 +114,14 @@ async fn ingest_reports_progress_in_order_and_profiles_stay_isolated() {
     let err = desk.delete_document(&doc.id).await.unwrap_err();
     assert_eq!(kind(&err), IpcErrorKind::Core(ErrorKind::NotFound));
 
+    let err = desk.document_bytes(&doc.id).await.unwrap_err();
+    assert_eq!(kind(&err), IpcErrorKind::Core(ErrorKind::NotFound));
+
     desk.switch_profile(&alice.id).await.unwrap();
     assert_eq!(desk.documents().await.unwrap().len(), 1);
+    // The stored copy is the file that was added, byte for byte.
+    let stored = desk.document_bytes(&doc.id).await.unwrap();
+    assert_eq!(stored, std::fs::read(fixture("capital-2024.pdf")).unwrap());
     desk.close().await;
 
     // The active profile is remembered across launches.

@@ -206,6 +206,16 @@ def main():
         assert "Capital Guidelines (2024)" in panel, panel
         s.shot("answer")
 
+        # "View page": the cited page of the stored PDF rendered in the app, the quote marked.
+        s.js("[...document.querySelectorAll('aside[aria-label=Sources] button')].find(b => b.innerText.trim() === 'View page').click()")
+        s.wait("const c = document.querySelector('[role=dialog] canvas'); return c !== null && c.width > 0 && document.querySelector('[data-quote-mark]') !== null", "the rendered PDF page with the quote marked", timeout=60)
+        s.shot("pdf-page")
+        s.js("[...document.querySelectorAll('[role=dialog] button')].find(b => b.innerText.trim() === 'Text').click()")
+        marked = s.wait("const m = document.querySelector('[role=dialog] mark.quote'); return m && m.innerText", "the page text with the quote highlighted")
+        assert "capital ratio" in marked, marked
+        s.js("document.querySelector('[role=dialog] button[aria-label=Close]').click()")
+        s.wait("return document.querySelector('[role=dialog]') === null", "the page view to close")
+
         # Markup quoted from a PDF is shown as text: no element is created, no script runs.
         s.js("window.__alerted = false; window.alert = () => { window.__alerted = true; };")
         s.click('button[title="New chat"]')

@@ -251,6 +251,7 @@ export const api = {
   setEnabled: (id: string, enabled: boolean) => call(Document, "document_set_enabled", { id, enabled }),
   openDocument: (id: string) => call(Void, "document_open", { id }),
   pageText: (id: string, page: number) => call(z.string(), "page_text", { id, page }),
+  documentPdf: (id: string) => call(z.instanceof(ArrayBuffer), "document_pdf", { id }),
   pickPdfs: () => call(z.array(z.string()), "pick_pdfs"),
 
   ask: (

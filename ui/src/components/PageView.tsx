@@ -1,9 +1,10 @@
 import * as Dialog from "@radix-ui/react-dialog";
 import { useQuery } from "@tanstack/react-query";
-import { useEffect, useRef } from "react";
+import { useEffect, useRef, useState } from "react";
 import { findQuote } from "../highlight";
 import { api, toIpcError, type Citation } from "../ipc";
 import { docLabel } from "./DocumentsTab";
+import { PdfPage } from "./PdfPage";
 
 /** The stored text of a cited page with the quote highlighted (works offline, no viewer needed). */
 export function PageView({ citation, onClose }: { citation: Citation; onClose: () => void }) {
@@ -12,6 +13,7 @@ export function PageView({ citation, onClose }: { citation: Citation; onClose: (
     queryFn: () => api.pageText(citation.document_id, citation.page),
   });
   const mark = useRef<HTMLElement>(null);
+  const [view, setView] = useState<"pdf" | "text">("pdf");
   useEffect(() => {
     mark.current?.scrollIntoView({ block: "center" });
   }, [page.data]);
@@ -21,22 +23,34 @@ export function PageView({ citation, onClose }: { citation: Citation; onClose: (
     <Dialog.Root open onOpenChange={(o) => !o && onClose()}>
       <Dialog.Portal>
         <Dialog.Overlay className="fixed inset-0 z-40 bg-black/30" />
-        <Dialog.Content className="fixed top-1/2 left-1/2 z-50 flex max-h-[85vh] w-[760px] -translate-x-1/2 -translate-y-1/2 flex-col rounded-xl bg-white shadow-xl">
+        <Dialog.Content className="fixed top-1/2 left-1/2 z-50 flex max-h-[85vh] w-[900px] -translate-x-1/2 -translate-y-1/2 flex-col rounded-xl bg-white shadow-xl">
           <div className="flex items-center gap-3 border-b px-5 py-3">
             <Dialog.Title className="text-base font-semibold">
               {docLabel(citation)} — page {citation.page}
             </Dialog.Title>
+            <div className="ml-auto flex rounded-md border text-sm" role="group" aria-label="View">
+              {(["pdf", "text"] as const).map((v) => (
+                <button key={v} className={`px-2 py-1 ${view === v ? "bg-slate-800 text-white" : "hover:bg-slate-50"}`} onClick={() => setView(v)} aria-pressed={view === v}>
+                  {v === "pdf" ? "Page" : "Text"}
+                </button>
+              ))}
+            </div>
             <button
-              className="ml-auto rounded-md border px-2 py-1 text-sm hover:bg-slate-50"
+              className="rounded-md border px-2 py-1 text-sm hover:bg-slate-50"
               onClick={() => void api.openDocument(citation.document_id).catch(() => undefined)}
             >
-              Open PDF
+              System viewer
             </button>
             <Dialog.Close className="rounded px-2 text-slate-500 hover:bg-slate-100" aria-label="Close">
               ✕
             </Dialog.Close>
           </div>
           <Dialog.Description className="sr-only">The text of the cited page with the quote highlighted.</Dialog.Description>
+          {view === "pdf" ? (
+            <div className="min-h-0 flex-1 overflow-auto bg-slate-100 p-4">
+              <PdfPage documentId={citation.document_id} page={citation.page} quote={citation.quote} />
+            </div>
+          ) : (
           <div className="min-h-0 flex-1 overflow-y-auto px-6 py-4 font-serif text-sm leading-relaxed whitespace-pre-wrap text-slate-800">
             {page.isError && <p className="text-red-700">{toIpcError(page.error).message}</p>}
             {page.data !== undefined &&
@@ -52,6 +66,7 @@ export function PageView({ citation, onClose }: { citation: Citation; onClose: (
                 text
               ))}
           </div>
+          )}
         </Dialog.Content>
       </Dialog.Portal>
     </Dialog.Root>
