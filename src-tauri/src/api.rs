@@ -580,6 +580,22 @@ impl Desk {
     }
 }
 
+/// A web link from an answer that may be handed to the browser: http(s) only, no spaces or
+/// control characters (a PDF's text can contain anything).
+pub fn checked_link(url: &str) -> IpcResult<&str> {
+    let lower = url.to_ascii_lowercase();
+    let scheme_ok = lower.starts_with("https://") || lower.starts_with("http://");
+    let host_ok = url
+        .split_once("://")
+        .is_some_and(|(_, rest)| !rest.is_empty() && !rest.starts_with('/'));
+    if !scheme_ok || !host_ok || url.chars().any(|c| c.is_whitespace() || c.is_control()) {
+        return Err(IpcError::invalid(
+            "only web links (http or https) can be opened from an answer",
+        ));
+    }
+    Ok(url)
+}
+
 /// Export formats.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "snake_case")]

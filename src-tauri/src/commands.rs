@@ -132,6 +132,17 @@ pub async fn document_pdf(desk: State<'_, Desk>, id: String) -> IpcResult<tauri:
     Ok(tauri::ipc::Response::new(desk.document_bytes(&id).await?))
 }
 
+/// Opens a web link from an answer in the default browser (http and https only).
+#[tauri::command]
+pub fn open_link(url: String) -> IpcResult<()> {
+    let url = crate::api::checked_link(&url)?;
+    tauri_plugin_opener::open_url(url, None::<&str>).map_err(|e| {
+        IpcError::from(policypal::Error::InvalidInput(format!(
+            "no browser could open the link: {e}"
+        )))
+    })
+}
+
 /// The stored text of one page.
 #[tauri::command]
 pub async fn page_text(desk: State<'_, Desk>, id: String, page: u32) -> IpcResult<String> {

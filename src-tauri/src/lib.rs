@@ -50,6 +50,7 @@ pub fn run() -> ExitCode {
             commands::document_set_enabled,
             commands::document_open,
             commands::document_pdf,
+            commands::open_link,
             commands::page_text,
             commands::pick_pdfs,
             commands::ask,

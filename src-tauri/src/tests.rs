@@ -311,6 +311,28 @@ async fn answering_mode_is_saved_validated_and_applied() {
     desk.close().await;
 }
 
+#[test]
+fn only_web_links_are_handed_to_the_browser() {
+    assert!(crate::api::checked_link("https://example.org/a?b=c").is_ok());
+    assert!(crate::api::checked_link("HTTP://example.org").is_ok());
+    for bad in [
+        "javascript:alert(1)",
+        "file:///etc/passwd",
+        "https://",
+        "https:///path",
+        "https://exa mple.org",
+        "https://example.org/\n",
+        "mailto:a@b.c",
+    ] {
+        let err = crate::api::checked_link(bad).unwrap_err();
+        assert_eq!(
+            kind(&err),
+            IpcErrorKind::Core(ErrorKind::InvalidInput),
+            "{bad}"
+        );
+    }
+}
+
 #[tokio::test]
 async fn a_library_that_cannot_open_is_reported_not_ready() {
     let tmp = tempfile::tempdir().unwrap();

@@ -253,6 +253,7 @@ export const api = {
   pageText: (id: string, page: number) => call(z.string(), "page_text", { id, page }),
   documentPdf: (id: string) => call(z.instanceof(ArrayBuffer), "document_pdf", { id }),
   pickPdfs: () => call(z.array(z.string()), "pick_pdfs"),
+  openLink: (url: string) => call(Void, "open_link", { url }),
 
   ask: (
     args: {

@@ -164,7 +164,7 @@ export function ChatView(props: {
                   optionsActive={!busy && m.id === lastId}
                   onChoose={(o) => choose(m.id, o)}
                   onCite={props.onSources}
-                  onLink={() => toast.info("Links are not opened from answers; copy the address into your browser.")}
+                  onLink={(url) => void api.openLink(url).catch(toast.error)}
                 />
               ),
             )}
