@@ -18,8 +18,8 @@ export function versionFromFile(path: string): string {
 
 export function UploadDialog({ paths, onClose, onDone }: { paths: string[]; onClose: () => void; onDone: () => void }) {
   const { start } = useJobs();
-  const sets = useQuery({ queryKey: ["sets-for-upload"], queryFn: api.sets });
-  const docs = useQuery({ queryKey: ["documents-for-upload"], queryFn: api.documents });
+  const sets = useQuery({ queryKey: ["sets", "upload"], queryFn: api.sets });
+  const docs = useQuery({ queryKey: ["documents", "upload"], queryFn: api.documents });
   const [forms, setForms] = useState<UploadForm[]>(() =>
     paths.map((p) => ({
       path: p,
