@@ -75,8 +75,8 @@ pub enum Flow {
     Cancel,
 }
 
-/// What to ingest and how to label it.
-#[derive(Debug, Clone)]
+/// What to ingest and how to label it (also the desktop's IPC payload).
+#[derive(Debug, Clone, serde::Deserialize)]
 pub struct IngestRequest {
     /// The PDF.
     pub path: PathBuf,

@@ -83,27 +83,8 @@ fn finish(
     budget: Duration,
 ) -> Result<(bool, String, String), SecretError> {
     // Readers on their own threads, so a chatty tool cannot block on a full pipe.
-    let reader = |pipe: Option<Box<dyn Read + Send>>| {
-        std::thread::spawn(move || {
-            let mut out = Vec::new();
-            if let Some(mut p) = pipe {
-                let _ = p.read_to_end(&mut out);
-            }
-            String::from_utf8_lossy(&out).into_owned()
-        })
-    };
-    let stdout = reader(
-        child
-            .stdout
-            .take()
-            .map(|p| Box::new(p) as Box<dyn Read + Send>),
-    );
-    let stderr = reader(
-        child
-            .stderr
-            .take()
-            .map(|p| Box::new(p) as Box<dyn Read + Send>),
-    );
+    let stdout = drain(child.stdout.take());
+    let stderr = drain(child.stderr.take());
     let started = Instant::now();
     let status = loop {
         match child.try_wait() {
@@ -123,6 +104,17 @@ fn finish(
     let stdout = stdout.join().unwrap_or_default();
     let stderr = stderr.join().unwrap_or_default().trim().to_owned();
     Ok((status.success(), stdout, stderr))
+}
+
+/// Reads a pipe to its end on a thread of its own.
+fn drain<R: Read + Send + 'static>(pipe: Option<R>) -> std::thread::JoinHandle<String> {
+    std::thread::spawn(move || {
+        let mut out = Vec::new();
+        if let Some(mut p) = pipe {
+            let _ = p.read_to_end(&mut out);
+        }
+        String::from_utf8_lossy(&out).into_owned()
+    })
 }
 
 fn failure(stderr: String) -> SecretError {

@@ -10,12 +10,13 @@ use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
-use policypal::agent::types::{Action, AskRequest, Event, Mode, TurnResult};
+use policypal::agent::text::find_quote;
+use policypal::agent::types::{Action, AskRequest, Event, TurnResult};
 use policypal::agent::{Agent, ThreadView};
 use policypal::config::{DataDir, EmbedderSettings, Settings};
 use policypal::library::{IngestRequest, Progress, Stage};
 use policypal::llm::LlmSettings;
-use policypal::store::{Conversation, DocSet, DocType, Document, Profile};
+use policypal::store::{Conversation, DocSet, Document, Profile};
 use policypal::{Error, Flow, Library, secrets};
 use serde::{Deserialize, Serialize};
 use tokio::sync::RwLock;
@@ -62,18 +63,9 @@ pub struct AppInfo {
 pub struct IngestArgs {
     /// Client-chosen id of this job (progress events and cancel refer to it).
     pub job_id: String,
-    /// Path of the PDF.
-    pub path: PathBuf,
-    /// Title (default: file name).
-    pub title: Option<String>,
-    /// Version label.
-    pub version: Option<String>,
-    /// `regulatory` or `policy`.
-    pub doc_type: DocType,
-    /// Set name; created with the next palette colour if new.
-    pub set: Option<String>,
-    /// Id of the document this one replaces.
-    pub supersedes: Option<String>,
+    /// The file and its labels.
+    #[serde(flatten)]
+    pub request: IngestRequest,
 }
 
 /// Progress of one ingestion job, as emitted to the UI.
@@ -104,21 +96,20 @@ pub enum IngestPhase {
 pub struct AskArgs {
     /// Client-chosen id of this run (the stop button cancels it).
     pub run_key: String,
-    /// Thread to continue, or none for a new one.
-    pub thread_id: Option<String>,
-    /// Idempotency key of the message.
-    pub message_id: Option<String>,
-    /// The text typed (pills are not parsed back from it).
-    pub text: String,
-    /// Document ids of the pills.
-    #[serde(default)]
-    pub documents: Vec<String>,
-    /// Set pill.
-    pub set: Option<String>,
-    /// Action pill.
-    pub action: Option<Action>,
-    /// Answering mode; default from settings.
-    pub mode: Option<Mode>,
+    /// The message: text, pill ids (never parsed back from the text), thread, mode.
+    #[serde(flatten)]
+    pub request: AskRequest,
+}
+
+/// A page's stored text around a quote.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct PageText {
+    /// Text before the quote (the whole page when the quote is not on it).
+    pub before: String,
+    /// The quote as stored on the page, if found.
+    pub quote: Option<String>,
+    /// Text after the quote.
+    pub after: String,
 }
 
 /// The answering mode as the settings screen shows it.
@@ -302,13 +293,15 @@ impl Desk {
             if cancel.load(Ordering::SeqCst) {
                 return Err(Error::Cancelled.into());
             }
+            // The dialog sends empty fields for "not given".
+            let given = |v: &Option<String>| v.clone().filter(|t| !t.trim().is_empty());
+            let r = &args.request;
             let req = IngestRequest {
-                path: args.path.clone(),
-                title: args.title.clone().filter(|t| !t.trim().is_empty()),
-                version: args.version.clone().filter(|v| !v.trim().is_empty()),
-                doc_type: args.doc_type,
-                set: args.set.clone().filter(|s| !s.trim().is_empty()),
-                supersedes: args.supersedes.clone().filter(|s| !s.trim().is_empty()),
+                title: given(&r.title),
+                version: given(&r.version),
+                set: given(&r.set),
+                supersedes: given(&r.supersedes),
+                ..r.clone()
             };
             let progress = |pr: &Progress| {
                 report(IngestEvent {
@@ -377,14 +370,28 @@ impl Desk {
             .map_err(|source| Error::File { path, source }.into())
     }
 
-    /// The stored text of one page (the in-app page view highlights the quote in it).
-    pub async fn page_text(&self, id: &str, page: u32) -> IpcResult<String> {
+    /// The stored text of one page, split around `quote` with the same tolerant matcher that
+    /// verified the citation (the page view highlights the middle part).
+    pub async fn page_text(&self, id: &str, page: u32, quote: &str) -> IpcResult<PageText> {
         let (lib, p) = (self.library().await?, self.profile().await?);
         let d = lib.store().document(&p.id, id).await?;
-        lib.store()
+        let text = lib
+            .store()
             .page_text(&p.id, &d.id, page)
             .await?
-            .ok_or_else(|| IpcError::invalid(format!("{} has no page {page}", d.label())))
+            .ok_or_else(|| IpcError::invalid(format!("{} has no page {page}", d.label())))?;
+        Ok(match find_quote(&text, quote) {
+            Some((start, end)) => PageText {
+                before: text[..start].to_owned(),
+                quote: Some(text[start..end].to_owned()),
+                after: text[end..].to_owned(),
+            },
+            None => PageText {
+                before: text,
+                quote: None,
+                after: String::new(),
+            },
+        })
     }
 
     // ------------------------------------------------------------------ agent
@@ -398,16 +405,7 @@ impl Desk {
         let (lib, p) = (self.library().await?, self.profile().await?);
         let agent = Agent::new(&lib);
         let _run = self.track(&args.run_key, agent.cancel_handle());
-        let req = AskRequest {
-            thread_id: args.thread_id,
-            message_id: args.message_id,
-            text: args.text,
-            documents: args.documents,
-            set: args.set,
-            action: args.action,
-            mode: args.mode,
-        };
-        Ok(agent.ask(&p, req, emit).await?)
+        Ok(agent.ask(&p, args.request, emit).await?)
     }
 
     /// Answers an open question of a thread (clarification, low confidence).
@@ -464,7 +462,6 @@ impl Desk {
             .collect();
         Ok(list
             .into_iter()
-            .filter(|c| archived || !c.archived)
             .filter(|c| {
                 let hay = format!(
                     "{} {}",

@@ -11,13 +11,24 @@ use tauri::ipc::Channel;
 use tauri::{AppHandle, Emitter, State};
 use tauri_plugin_dialog::DialogExt;
 
-use crate::api::{AppInfo, AskArgs, Desk, ExportFormat, IngestArgs, IngestEvent, UiSettings};
+use crate::api::{
+    AppInfo, AskArgs, Desk, ExportFormat, IngestArgs, IngestEvent, PageText, UiSettings,
+};
 use crate::error::{IpcError, IpcResult};
 
 /// Event name of ingestion progress ([`IngestEvent`] payloads).
 pub const INGEST_PROGRESS: &str = "ingest-progress";
 /// Event name sent after documents were added, removed, enabled or disabled.
 pub const LIBRARY_CHANGED: &str = "library-changed";
+
+/// Streams agent events to the window; a closed window only loses the stream, not the run.
+fn forward(events: &Channel<Event>) -> impl Fn(&Event) + Send + Sync + '_ {
+    move |e: &Event| {
+        if let Err(err) = events.send(e.clone()) {
+            tracing::warn!(error = %err, "could not stream an event");
+        }
+    }
+}
 
 fn changed(app: &AppHandle) {
     if let Err(e) = app.emit(LIBRARY_CHANGED, ()) {
@@ -143,10 +154,15 @@ pub fn open_link(url: String) -> IpcResult<()> {
     })
 }
 
-/// The stored text of one page.
+/// The stored text of one page, split around a quote.
 #[tauri::command]
-pub async fn page_text(desk: State<'_, Desk>, id: String, page: u32) -> IpcResult<String> {
-    desk.page_text(&id, page).await
+pub async fn page_text(
+    desk: State<'_, Desk>,
+    id: String,
+    page: u32,
+    quote: String,
+) -> IpcResult<PageText> {
+    desk.page_text(&id, page, &quote).await
 }
 
 /// Shows the file picker for PDFs; returns the chosen paths.
@@ -177,12 +193,7 @@ pub async fn ask(
     args: AskArgs,
     events: Channel<Event>,
 ) -> IpcResult<TurnResult> {
-    let emit = |e: &Event| {
-        if let Err(err) = events.send(e.clone()) {
-            tracing::warn!(error = %err, "could not stream an event");
-        }
-    };
-    desk.ask(args, &emit).await
+    desk.ask(args, &forward(&events)).await
 }
 
 /// Answers a run's open question, streaming agent events over `events`.
@@ -194,12 +205,8 @@ pub async fn resume(
     choice: String,
     events: Channel<Event>,
 ) -> IpcResult<TurnResult> {
-    let emit = |e: &Event| {
-        if let Err(err) = events.send(e.clone()) {
-            tracing::warn!(error = %err, "could not stream an event");
-        }
-    };
-    desk.resume(&run_key, &thread_id, &choice, &emit).await
+    desk.resume(&run_key, &thread_id, &choice, &forward(&events))
+        .await
 }
 
 /// Cancels a running answer.

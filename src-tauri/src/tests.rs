@@ -4,10 +4,10 @@
 use std::path::PathBuf;
 use std::sync::Mutex;
 
-use policypal::agent::types::{Event, Status};
+use policypal::agent::types::{AskRequest, Event, Status};
 use policypal::config::{DataDir, EmbedderSettings, Settings};
 use policypal::store::DocType;
-use policypal::{ErrorKind, Stage};
+use policypal::{ErrorKind, IngestRequest, Stage};
 
 use crate::api::{
     AnswerMode, AskArgs, Desk, ExportFormat, IngestArgs, IngestEvent, IngestPhase, UiSettings,
@@ -45,25 +45,25 @@ fn data_dir(tmp: &tempfile::TempDir) -> DataDir {
 fn ingest_args(job: &str, file: &str) -> IngestArgs {
     IngestArgs {
         job_id: job.into(),
-        path: fixture(file),
-        title: Some("Capital Guidelines".into()),
-        version: Some("2024".into()),
-        doc_type: DocType::Regulatory,
-        set: Some("Bank Negara".into()),
-        supersedes: None,
+        request: IngestRequest {
+            path: fixture(file),
+            title: Some("Capital Guidelines".into()),
+            version: Some("2024".into()),
+            doc_type: DocType::Regulatory,
+            set: Some("Bank Negara".into()),
+            supersedes: None,
+        },
     }
 }
 
 fn ask_args(text: &str, thread: Option<String>) -> AskArgs {
     AskArgs {
         run_key: uuid_like(text),
-        thread_id: thread,
-        message_id: None,
-        text: text.into(),
-        documents: Vec::new(),
-        set: None,
-        action: None,
-        mode: None,
+        request: AskRequest {
+            thread_id: thread,
+            text: text.into(),
+            ..AskRequest::default()
+        },
     }
 }
 
@@ -109,7 +109,7 @@ async fn ingest_reports_progress_in_order_and_profiles_stay_isolated() {
     assert_eq!(desk.info().await.unwrap().profile.id, bob.id);
     assert!(desk.documents().await.unwrap().is_empty());
     assert!(desk.sets().await.unwrap().is_empty());
-    let err = desk.page_text(&doc.id, 1).await.unwrap_err();
+    let err = desk.page_text(&doc.id, 1, "capital").await.unwrap_err();
     assert_eq!(kind(&err), IpcErrorKind::Core(ErrorKind::NotFound));
     let err = desk.delete_document(&doc.id).await.unwrap_err();
     assert_eq!(kind(&err), IpcErrorKind::Core(ErrorKind::NotFound));
@@ -155,6 +155,19 @@ async fn answers_stream_and_reopened_history_needs_no_model() {
     assert!(matches!(events.first(), Some(Event::Started { .. })));
     assert!(matches!(events.last(), Some(Event::Done { .. })));
     assert!(events.iter().any(|e| matches!(e, Event::Sources { .. })));
+
+    // The page view splits the cited page around the quote, even with its line breaks gone.
+    let c = &turn.answer.citations[0];
+    let flat = c.quote.split_whitespace().collect::<Vec<_>>().join(" ");
+    let view = desk.page_text(&c.document_id, c.page, &flat).await.unwrap();
+    assert_eq!(view.quote.as_deref(), Some(c.quote.as_str()));
+    assert!(view.before.len() + view.after.len() > 0);
+    let missing = desk
+        .page_text(&c.document_id, c.page, "no such sentence anywhere")
+        .await
+        .unwrap();
+    assert_eq!(missing.quote, None);
+    assert!(!missing.before.is_empty());
 
     let threads = desk.threads(false, Some("capital ratio")).await.unwrap();
     assert_eq!(threads.len(), 1);
@@ -309,6 +322,27 @@ async fn answering_mode_is_saved_validated_and_applied() {
     assert_eq!(back.mode, AnswerMode::Extractive);
     assert!(!desk.info().await.unwrap().llm_configured);
     desk.close().await;
+}
+
+#[test]
+fn ipc_payloads_flatten_into_the_core_requests() {
+    let a: AskArgs = serde_json::from_value(serde_json::json!({
+        "run_key": "r1", "text": "Compare", "documents": ["d1", "d2"], "action": "compare"
+    }))
+    .unwrap();
+    assert_eq!(a.run_key, "r1");
+    assert_eq!(a.request.documents, vec!["d1", "d2"]);
+    assert_eq!(
+        a.request.action,
+        Some(policypal::agent::types::Action::Compare)
+    );
+    assert!(a.request.thread_id.is_none());
+    let i: IngestArgs = serde_json::from_value(serde_json::json!({
+        "job_id": "j", "path": "/x.pdf", "doc_type": "policy", "title": "T"
+    }))
+    .unwrap();
+    assert_eq!(i.request.doc_type, DocType::Policy);
+    assert_eq!(i.request.title.as_deref(), Some("T"));
 }
 
 #[test]

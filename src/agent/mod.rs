@@ -20,7 +20,7 @@ use serde::Serialize;
 
 use crate::Error;
 use crate::index::Scope;
-use crate::library::{Library, SearchRequest};
+use crate::library::{Library, SearchRequest, SearchResult};
 use crate::store::{DocStatus, Document, MessageRow, NewMessage, Profile};
 use types::*;
 
@@ -925,16 +925,7 @@ impl<'a> Agent<'a> {
                 continue;
             }
             *n += 1;
-            evidence.push(Evidence {
-                chunk_id: h.hit.chunk_id.clone(),
-                document_id: h.hit.document_id.clone(),
-                text: h.hit.text.clone(),
-                char_start: h.hit.char_start,
-                page: h.page,
-                vector_score: h.hit.vector_score.unwrap_or(0.0),
-                text_rank: h.hit.text_rank,
-                score: h.hit.score,
-            });
+            evidence.push(evidence_of(&h));
         }
         state.evidence = evidence;
         let context = state
@@ -1118,19 +1109,7 @@ impl<'a> Agent<'a> {
                     }
                 }
             }
-            let evidence: Vec<Evidence> = hits
-                .iter()
-                .map(|h| Evidence {
-                    chunk_id: h.hit.chunk_id.clone(),
-                    document_id: h.hit.document_id.clone(),
-                    text: h.hit.text.clone(),
-                    char_start: h.hit.char_start,
-                    page: h.page,
-                    vector_score: h.hit.vector_score.unwrap_or(0.0),
-                    text_rank: h.hit.text_rank,
-                    score: h.hit.score,
-                })
-                .collect();
+            let evidence: Vec<Evidence> = hits.iter().map(evidence_of).collect();
             found.push(evidence);
         }
         // Between versions, a sentence that both versions contain word for word is not what
@@ -1986,6 +1965,20 @@ struct StoredTurn {
     options: Vec<ChoiceOption>,
     usage: Option<Usage>,
     info: RetrievalInfo,
+}
+
+/// A search result as a passage the agent reasons over.
+fn evidence_of(h: &SearchResult) -> Evidence {
+    Evidence {
+        chunk_id: h.hit.chunk_id.clone(),
+        document_id: h.hit.document_id.clone(),
+        text: h.hit.text.clone(),
+        char_start: h.hit.char_start,
+        page: h.page,
+        vector_score: h.hit.vector_score.unwrap_or(0.0),
+        text_rank: h.hit.text_rank,
+        score: h.hit.score,
+    }
 }
 
 fn refusal(message: &str) -> Answer {

@@ -66,8 +66,9 @@ pub enum Mode {
     Generative,
 }
 
-/// A user message to answer.
-#[derive(Debug, Clone, Default)]
+/// A user message to answer (also the desktop's IPC payload; absent fields take defaults).
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default)]
 pub struct AskRequest {
     /// Existing thread, or `None` for a new one.
     pub thread_id: Option<String>,

@@ -41,8 +41,6 @@ BASE = f"http://127.0.0.1:{PORT}"
 
 
 def wd(method, path, body=None, timeout=120):
-    if os.environ.get("E2E_TRACE"):
-        print(">>", method, path, json.dumps(body)[:160] if body else "", flush=True)
     data = None if body is None else json.dumps(body).encode()
     req = urllib.request.Request(BASE + path, data=data, method=method, headers={"Content-Type": "application/json"})
     try:

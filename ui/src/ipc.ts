@@ -186,6 +186,9 @@ export const IngestEvent = z.object({
 });
 export type IngestEvent = z.infer<typeof IngestEvent>;
 
+export const PageText = z.object({ before: z.string(), quote: z.string().nullable(), after: z.string() });
+export type PageText = z.infer<typeof PageText>;
+
 export const AppInfo = z.object({
   data_dir: z.string(),
   model_dir: z.string(),
@@ -250,7 +253,7 @@ export const api = {
   deleteDocument: (id: string) => call(Void, "document_delete", { id }),
   setEnabled: (id: string, enabled: boolean) => call(Document, "document_set_enabled", { id, enabled }),
   openDocument: (id: string) => call(Void, "document_open", { id }),
-  pageText: (id: string, page: number) => call(z.string(), "page_text", { id, page }),
+  pageText: (id: string, page: number, quote: string) => call(PageText, "page_text", { id, page, quote }),
   documentPdf: (id: string) => call(z.instanceof(ArrayBuffer), "document_pdf", { id }),
   pickPdfs: () => call(z.array(z.string()), "pick_pdfs"),
   openLink: (url: string) => call(Void, "open_link", { url }),

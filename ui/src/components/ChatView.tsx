@@ -1,6 +1,7 @@
 // The conversation: stored messages (restored offline from the database), the answer being
 // streamed, clarification and low-confidence options that resume the run, and the input.
 import { useQuery, useQueryClient } from "@tanstack/react-query";
+import { useDocuments, useSets } from "../library";
 import { useEffect, useRef, useState } from "react";
 import { api, toIpcError, uid, type AgentEvent, type ChoiceOption, type Citation, type IpcError, type TurnResult } from "../ipc";
 import { useToast } from "../toast";
@@ -36,8 +37,8 @@ export function ChatView(props: {
   const [live, setLive] = useState<Live | null>(null);
   const [focusSignal, setFocusSignal] = useState(0);
   const thread = useQuery({ queryKey: ["thread", threadId], queryFn: () => api.thread(threadId ?? ""), enabled: threadId !== null });
-  const docs = useQuery({ queryKey: ["documents", "menu"], queryFn: api.documents });
-  const sets = useQuery({ queryKey: ["sets", "menu"], queryFn: api.sets });
+  const docs = useDocuments();
+  const sets = useSets();
   const bottom = useRef<HTMLDivElement>(null);
   const messages = thread.data?.messages ?? [];
 

@@ -1,4 +1,5 @@
-import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useMutation, useQueryClient } from "@tanstack/react-query";
+import { useDocuments, useSets } from "../library";
 import { useState } from "react";
 import { api, type DocSet, type Document } from "../ipc";
 import { jobProgress, stageLabel, useJobs } from "../jobs";
@@ -19,9 +20,9 @@ export function groupBySet(docs: Document[]): [string | null, Document[]][] {
     .map(([k, ds]) => [k, ds.sort((x, y) => x.title.localeCompare(y.title) || x.version.localeCompare(y.version))]);
 }
 
-export function DocumentsTab({ profileId, onAddFiles }: { profileId: string; onAddFiles: () => void }) {
-  const docs = useQuery({ queryKey: ["documents", profileId], queryFn: api.documents });
-  const sets = useQuery({ queryKey: ["sets", profileId], queryFn: api.sets });
+export function DocumentsTab({ onAddFiles }: { onAddFiles: () => void }) {
+  const docs = useDocuments();
+  const sets = useSets();
   const { jobs, cancel, dismiss } = useJobs();
   const colour = (name: string | null) => sets.data?.find((s: DocSet) => s.name === name)?.colour ?? "#94a3b8";
   const byId = new Map((docs.data ?? []).map((d) => [d.id, d]));

@@ -1,7 +1,6 @@
 import * as Dialog from "@radix-ui/react-dialog";
 import { useQuery } from "@tanstack/react-query";
 import { useEffect, useRef, useState } from "react";
-import { findQuote } from "../highlight";
 import { api, toIpcError, type Citation } from "../ipc";
 import { docLabel } from "./DocumentsTab";
 import { PdfPage } from "./PdfPage";
@@ -9,16 +8,14 @@ import { PdfPage } from "./PdfPage";
 /** The stored text of a cited page with the quote highlighted (works offline, no viewer needed). */
 export function PageView({ citation, onClose }: { citation: Citation; onClose: () => void }) {
   const page = useQuery({
-    queryKey: ["page", citation.document_id, citation.page],
-    queryFn: () => api.pageText(citation.document_id, citation.page),
+    queryKey: ["page", citation.document_id, citation.page, citation.quote],
+    queryFn: () => api.pageText(citation.document_id, citation.page, citation.quote),
   });
   const mark = useRef<HTMLElement>(null);
   const [view, setView] = useState<"pdf" | "text">("pdf");
   useEffect(() => {
     mark.current?.scrollIntoView({ block: "center" });
   }, [page.data]);
-  const text = page.data ?? "";
-  const at = page.data ? findQuote(text, citation.quote) : null;
   return (
     <Dialog.Root open onOpenChange={(o) => !o && onClose()}>
       <Dialog.Portal>
@@ -51,20 +48,19 @@ export function PageView({ citation, onClose }: { citation: Citation; onClose: (
               <PdfPage documentId={citation.document_id} page={citation.page} quote={citation.quote} />
             </div>
           ) : (
-          <div className="min-h-0 flex-1 overflow-y-auto px-6 py-4 font-serif text-sm leading-relaxed whitespace-pre-wrap text-slate-800">
+            <div className="min-h-0 flex-1 overflow-y-auto px-6 py-4 font-serif text-sm leading-relaxed whitespace-pre-wrap text-slate-800">
             {page.isError && <p className="text-red-700">{toIpcError(page.error).message}</p>}
-            {page.data !== undefined &&
-              (at ? (
-                <>
-                  {text.slice(0, at[0])}
+            {page.data && (
+              <>
+                {page.data.before}
+                {page.data.quote !== null && (
                   <mark ref={mark} className="quote">
-                    {text.slice(at[0], at[1])}
+                    {page.data.quote}
                   </mark>
-                  {text.slice(at[1])}
-                </>
-              ) : (
-                text
-              ))}
+                )}
+                {page.data.after}
+              </>
+            )}
           </div>
           )}
         </Dialog.Content>

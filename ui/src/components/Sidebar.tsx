@@ -47,7 +47,7 @@ export function Sidebar(props: {
           <ChatsTab threadId={props.threadId} onOpen={props.onOpenThread} profileId={info.profile.id} />
         </Tabs.Content>
         <Tabs.Content value="documents" className="min-h-0 flex-1 overflow-y-auto">
-          <DocumentsTab profileId={info.profile.id} onAddFiles={props.onAddFiles} />
+          <DocumentsTab onAddFiles={props.onAddFiles} />
         </Tabs.Content>
       </Tabs.Root>
       <div className="flex items-center gap-3 border-t border-slate-200 px-4 py-3">

@@ -1,7 +1,7 @@
 import * as Dialog from "@radix-ui/react-dialog";
-import { useQuery } from "@tanstack/react-query";
+import { useDocuments, useSets } from "../library";
 import { useState } from "react";
-import { api, type DocType } from "../ipc";
+import type { DocType } from "../ipc";
 import { fileName, useJobs, type UploadForm } from "../jobs";
 import { docLabel } from "./DocumentsTab";
 
@@ -18,8 +18,8 @@ export function versionFromFile(path: string): string {
 
 export function UploadDialog({ paths, onClose, onDone }: { paths: string[]; onClose: () => void; onDone: () => void }) {
   const { start } = useJobs();
-  const sets = useQuery({ queryKey: ["sets", "upload"], queryFn: api.sets });
-  const docs = useQuery({ queryKey: ["documents", "upload"], queryFn: api.documents });
+  const sets = useSets();
+  const docs = useDocuments();
   const [forms, setForms] = useState<UploadForm[]>(() =>
     paths.map((p) => ({
       path: p,
