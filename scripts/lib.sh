@@ -83,7 +83,11 @@ check_node() {
 build_ui() {
   check_node
   say "building the interface (ui/)"
-  (cd "$ROOT/ui" && { [ -d node_modules ] && npm ls --depth=0 >/dev/null 2>&1 || npm ci --no-audit --no-fund --loglevel=error; } \
+  # `npm install --no-save` installs exactly what package-lock.json pins and leaves it untouched.
+  # Not `npm ci`: it rejects this lock because the registry offers no metadata for the other
+  # platforms' optional Tailwind binaries, which `npm install` therefore leaves out of the lock.
+  (cd "$ROOT/ui" && { [ -d node_modules ] && npm ls --depth=0 >/dev/null 2>&1 \
+      || npm install --no-save --no-audit --no-fund --loglevel=error; } \
     && npm run --silent build)
 }
 
