@@ -195,5 +195,28 @@ fn line(id: &str, turn: &TurnResult, names: &HashMap<&str, &str>) -> Value {
         .iter()
         .map(|c| json!({"doc": names.get(c.document_id.as_str()).copied().unwrap_or(c.file_name.as_str()), "page": c.page, "quote": c.quote}))
         .collect();
-    json!({"id": id, "status": status, "answer": turn.answer.text, "citations": citations})
+    let doc = |c: &crate::agent::types::Citation| {
+        names
+            .get(c.document_id.as_str())
+            .copied()
+            .unwrap_or(c.file_name.as_str())
+            .to_owned()
+    };
+    let mut out =
+        json!({"id": id, "status": status, "answer": turn.answer.text, "citations": citations});
+    if let Some(report) = &turn.answer.audit {
+        let findings: Vec<Value> = report
+            .findings
+            .iter()
+            .map(|f| {
+                json!({
+                    "summary": f.summary,
+                    "severity": f.severity.label(),
+                    "citations": [{"doc": doc(&f.target), "page": f.target.page, "quote": f.target.quote}],
+                })
+            })
+            .collect();
+        out["audit"] = json!({"status": report.overall_status.label(), "findings": findings});
+    }
+    out
 }

@@ -5,7 +5,9 @@ use std::sync::Arc;
 use std::sync::atomic::Ordering;
 
 use policypal::agent::Agent;
-use policypal::agent::types::{Action, AskRequest, Event, Status};
+use policypal::agent::types::{
+    Action, AskRequest, AuditRule, AuditSource, AuditStatus, Event, Status,
+};
 use policypal::{ErrorKind, IngestRequest};
 
 use crate::common::{TestLib, fixture, ingest, make_pdf, request, write};
@@ -417,29 +419,140 @@ async fn compare_quotes_both_versions_old_to_new_and_calls_out_the_changed_numbe
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn compare_and_audit_say_they_are_not_available_yet() {
+async fn audit_flags_rule_conflicts_with_verified_clauses_and_passes_a_compliant_text() {
     let t = TestLib::new().await;
     let p = t.profile("alice").await;
-    let a = ingest(&t.lib, &p, request(fixture("capital-2024.pdf")))
+    let reg = ingest(&t.lib, &p, request(fixture("capital-2024.pdf")))
         .await
         .unwrap()
         .document;
     let agent = Agent::new(&t.lib);
-    let audit = agent
+    let audit = |text: &str| AskRequest {
+        documents: vec![reg.id.clone()],
+        action: Some(Action::Audit),
+        ..ask(text)
+    };
+    let violating = "Our bank maintains a minimum total capital ratio of 6 per cent of its risk-weighted assets. \
+        We submit the capital adequacy return within 30 days after the end of each quarter. \
+        The bank distributes dividends even when its capital conservation buffer falls below this level.";
+    let turn = agent
+        .ask(
+            &p,
+            audit(&format!(
+                "Audit this memo against the guidelines.\n\n{violating}"
+            )),
+            QUIET,
+        )
+        .await
+        .unwrap();
+    assert_eq!(turn.answer.status, Status::Answered, "{}", turn.answer.text);
+    let report = turn.answer.audit.clone().expect("an audit report");
+    assert_eq!(
+        report.overall_status,
+        AuditStatus::MajorViolations,
+        "{}",
+        turn.answer.text
+    );
+    assert_eq!(report.source, AuditSource::Message);
+    let rules: Vec<AuditRule> = report.findings.iter().map(|f| f.rule).collect();
+    assert!(
+        rules
+            .iter()
+            .filter(|r| **r == AuditRule::OutOfRange)
+            .count()
+            >= 2,
+        "the 6 per cent ratio and the 30-day return are out of range: {rules:?}\n{}",
+        turn.answer.text
+    );
+    for f in &report.findings {
+        assert!(violating.contains(&f.source_quote), "{:?}", f.source_quote);
+        let page = t
+            .lib
+            .store()
+            .page_text(&p.id, &f.target.document_id, f.target.page)
+            .await
+            .unwrap()
+            .unwrap();
+        assert!(
+            page.contains(&f.target.quote),
+            "{:?} not on its page",
+            f.target.quote
+        );
+        assert_eq!(f.target_doc_id, reg.id);
+    }
+    assert!(
+        turn.answer.text.contains("Major violations"),
+        "{}",
+        turn.answer.text
+    );
+    // Findings are grouped by severity, most severe first.
+    let sev: Vec<_> = report.findings.iter().map(|f| f.severity).collect();
+    let mut sorted = sev.clone();
+    sorted.sort();
+    assert_eq!(sev, sorted);
+    // Reopened offline, the report is exactly what was shown.
+    let view = agent.thread(&p, &turn.thread_id).await.unwrap();
+    assert_eq!(view.messages[1].audit.as_ref(), Some(&report));
+
+    // A compliant text comes back "Compliant", with no finding raised on similarity alone.
+    let compliant = "Our bank maintains a minimum total capital ratio of 11 per cent of its risk-weighted assets. \
+        We submit the capital adequacy return within 10 days after the end of each quarter. \
+        No dividends are distributed while the capital conservation buffer is below this level.";
+    let ok = agent
+        .ask(
+            &p,
+            audit(&format!(
+                "Audit this memo against the guidelines:\n{compliant}"
+            )),
+            QUIET,
+        )
+        .await
+        .unwrap();
+    let report = ok.answer.audit.clone().expect("an audit report");
+    assert_eq!(
+        report.overall_status,
+        AuditStatus::Compliant,
+        "{}",
+        ok.answer.text
+    );
+    assert!(report.findings.is_empty());
+
+    // "Audit this against it" in the same thread: the source is the earlier pasted text.
+    let again = agent
         .ask(
             &p,
             AskRequest {
-                documents: vec![a.id.clone()],
-                action: Some(Action::Audit),
-                ..ask("Audit: we keep a capital ratio of 6 per cent")
+                thread_id: Some(turn.thread_id.clone()),
+                ..audit("Audit that memo again against the guidelines")
             },
             QUIET,
         )
         .await
         .unwrap();
-    assert_eq!(audit.answer.status, Status::NotAvailable);
-    assert!(audit.answer.text.contains("not available"));
-    assert!(audit.answer.citations.is_empty());
+    let report = again.answer.audit.clone().expect("an audit report");
+    assert!(
+        matches!(report.source, AuditSource::EarlierMessage { .. }),
+        "{:?}",
+        report.source
+    );
+    assert_eq!(report.overall_status, AuditStatus::MajorViolations);
+
+    // Nothing to audit: a clear answer, no invented findings.
+    let empty = agent
+        .ask(&p, audit("Audit this against the guidelines"), QUIET)
+        .await
+        .unwrap();
+    assert_eq!(
+        empty.answer.status,
+        Status::Refused,
+        "{}",
+        empty.answer.text
+    );
+    assert!(
+        empty.answer.text.contains("no text to audit"),
+        "{}",
+        empty.answer.text
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use policypal::ErrorKind;
 use policypal::agent::Agent;
-use policypal::agent::types::{AskRequest, Event, Mode, Status};
+use policypal::agent::types::{AskRequest, AuditRule, AuditStatus, Event, Mode, Severity, Status};
 use policypal::config::Settings;
 use policypal::llm::LlmSettings;
 use serde_json::json;
@@ -295,5 +295,67 @@ async fn no_answer_is_a_refusal_and_unreachable_or_slow_servers_are_clear_errors
     assert!(
         err.to_string().contains("did not answer within 1 s"),
         "{err}"
+    );
+}
+
+const AUDIT_REPLY: &str = r#"```json
+{"findings": [
+ {"passage": 1, "target_quote": "must maintain a minimum total capital ratio of 8 per cent", "source_quote": "a total capital ratio of 6 per cent", "severity": "High", "summary": "The ratio is below the required 8 per cent", "consequence": "Supervisory action", "suggestion": "Raise the ratio to at least 8 per cent", "confidence": 0.9},
+ {"passage": 1, "target_quote": "banks may pay dividends whenever the board wishes", "source_quote": "a total capital ratio of 6 per cent", "severity": "Critical", "summary": "Invented clause", "consequence": "-", "suggestion": "-", "confidence": 0.9},
+ {"passage": 1, "target_quote": "must maintain a minimum total capital ratio of 8 per cent", "source_quote": "we never report anything", "severity": "Low", "summary": "Invented source", "consequence": "-", "suggestion": "-", "confidence": 0.9}
+], "summary": "One violation."}
+```"#;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn generative_audit_keeps_only_findings_whose_quotes_are_verified() {
+    let s = server(vec![
+        Reply::Text("not json at all"),
+        Reply::Text(AUDIT_REPLY),
+    ])
+    .await;
+    let (t, p) = library(&s.url, 30).await;
+    let doc = t.lib.documents(&p).await.unwrap().remove(0);
+    let agent = Agent::new(&t.lib);
+    let turn = agent
+        .ask(
+            &p,
+            AskRequest {
+                documents: vec![doc.id.clone()],
+                action: Some(policypal::agent::types::Action::Audit),
+                ..ask("Audit this memo:\nOur bank keeps a total capital ratio of 6 per cent of its risk-weighted assets at all times.")
+            },
+            &|_: &Event| {},
+        )
+        .await
+        .unwrap();
+    assert_eq!(turn.answer.status, Status::Answered, "{}", turn.answer.text);
+    let report = turn.answer.audit.clone().expect("an audit report");
+    assert_eq!(
+        report.findings.len(),
+        1,
+        "the invented clause and the invented source quote are dropped: {:?}",
+        report.findings
+    );
+    let f = &report.findings[0];
+    assert_eq!(f.rule, AuditRule::ModelJudgement);
+    assert_eq!(f.severity, Severity::High);
+    assert_eq!(f.source_quote, "a total capital ratio of 6 per cent");
+    let page = t
+        .lib
+        .store()
+        .page_text(&p.id, &f.target.document_id, f.target.page)
+        .await
+        .unwrap()
+        .unwrap();
+    assert!(page.contains(&f.target.quote), "{}", f.target.quote);
+    assert_eq!(report.overall_status, AuditStatus::MajorViolations);
+    // The malformed first reply got one corrective retry; both calls are counted.
+    assert_eq!(s.bodies.lock().unwrap().len(), 2);
+    let usage = turn.answer.usage.clone().unwrap();
+    assert_eq!(usage.prompt_tokens, 2000);
+    let body = s.bodies.lock().unwrap()[0].clone();
+    assert!(
+        body.contains("SOURCE:") && body.contains("6 per cent"),
+        "{body}"
     );
 }

@@ -5,6 +5,8 @@
 //! crash recovery from the last checkpoint, one active run per thread, cancellation, and the
 //! events a front end streams. Must not: print, or answer from anything but retrieved passages.
 
+pub mod audit;
+mod auditor;
 pub mod compare;
 pub mod extractive;
 pub mod resolve;
@@ -184,6 +186,8 @@ pub struct StoredMessage {
     pub options: Vec<ChoiceOption>,
     /// Token usage and cost when an LLM wrote the answer.
     pub usage: Option<Usage>,
+    /// The structured report of an audit.
+    pub audit: Option<AuditReport>,
     /// When.
     pub created_at: String,
 }
@@ -211,6 +215,10 @@ impl StoredMessage {
             status: turn.as_ref().map(|t| t.status),
             options: turn.as_ref().map(|t| t.options.clone()).unwrap_or_default(),
             usage: turn.and_then(|t| t.usage),
+            audit: r
+                .audit
+                .as_deref()
+                .and_then(|a| serde_json::from_str(a).ok()),
             created_at: r.created_at.clone(),
         }
     }
@@ -541,6 +549,7 @@ impl<'a> Agent<'a> {
                         confidence: state.answer.as_ref().and_then(|a| a.confidence.clone()),
                         options: interrupt.options.clone(),
                         usage: None,
+                        audit: None,
                     };
                     state.answer = Some(answer);
                     let turn = self.persist(profile, &state).await?;
@@ -865,19 +874,8 @@ impl<'a> Agent<'a> {
         if action == Action::Compare {
             return self.compare(profile, state).await;
         }
-        if action != Action::Inquire {
-            state.answer = Some(Answer {
-                status: Status::NotAvailable,
-                text: format!(
-                    "{} is not available in this version of PolicyPal yet. Ask a question about the documents instead, and I will answer it with cited passages.",
-                    "Audit"
-                ),
-                citations: Vec::new(),
-                confidence: None,
-                options: Vec::new(),
-                usage: None,
-            });
-            return Ok(Transition::Next(Node::Format));
+        if action == Action::Audit {
+            return self.audit(profile, state, emit).await;
         }
         let own = resolve::strip_tags(&state.question);
         if let Some(answer) = self.catalogue_answer(profile, &own).await? {
@@ -1018,6 +1016,7 @@ impl<'a> Agent<'a> {
             }),
             options: Vec::new(),
             usage,
+            audit: None,
         });
         Ok(Transition::Next(Node::CheckConfidence))
     }
@@ -1290,6 +1289,7 @@ impl<'a> Agent<'a> {
             }),
             options: Vec::new(),
             usage: None,
+            audit: None,
         });
         Ok(Transition::Next(Node::CheckConfidence))
     }
@@ -1399,6 +1399,7 @@ impl<'a> Agent<'a> {
             citations,
             options: Vec::new(),
             usage: None,
+            audit: None,
         });
         Ok(Transition::Next(Node::Format))
     }
@@ -1696,6 +1697,7 @@ impl<'a> Agent<'a> {
             }),
             options: Vec::new(),
             usage: None,
+            audit: None,
         }))
     }
 
@@ -1867,7 +1869,7 @@ impl<'a> Agent<'a> {
                         .map(json)
                         .transpose()?
                         .as_deref(),
-                    audit: None,
+                    audit: turn.answer.audit.as_ref().map(json).transpose()?.as_deref(),
                     usage: Some(&json(&stored)?),
                     retrieval: Some(&json(&turn.retrieval)?),
                 },
@@ -1894,6 +1896,7 @@ impl<'a> Agent<'a> {
                 confidence: m.confidence,
                 options: stored.options,
                 usage: stored.usage,
+                audit: m.audit,
             },
             retrieval: stored.info,
             cached: false,
@@ -1998,6 +2001,7 @@ fn refusal(message: &str) -> Answer {
             },
         ],
         usage: None,
+        audit: None,
     }
 }
 

@@ -91,6 +91,21 @@ pub fn strip_tags(message: &str) -> String {
     }
 }
 
+/// The message without its tags, line breaks kept (pasted text keeps its paragraphs).
+pub fn strip_tags_keep_lines(message: &str) -> String {
+    let stripped = match TAG.as_ref() {
+        Some(re) => re.replace_all(message, "").into_owned(),
+        None => message.to_owned(),
+    };
+    stripped
+        .lines()
+        .map(|l| l.split_whitespace().collect::<Vec<_>>().join(" "))
+        .collect::<Vec<_>>()
+        .join("\n")
+        .trim()
+        .to_owned()
+}
+
 /// Classifies the action of a message without a model. Returns the action and why.
 pub fn classify_intent(message: &str) -> (Action, &'static str) {
     let m = message.to_lowercase();

@@ -61,7 +61,9 @@ pub fn sentences(passage: &str) -> Vec<Sentence> {
                 start = i + 1;
             }
             line_start = i + 1;
-        } else if matches!(c, b'.' | b'!' | b'?') {
+        } else if matches!(c, b'.' | b'!' | b'?')
+            || (c == b')' && i > 0 && matches!(bytes[i - 1], b'.' | b'!' | b'?'))
+        {
             let after = passage[i + 1..].trim_start();
             let at_end = i + 1 == bytes.len();
             let spaced = matches!(bytes.get(i + 1), Some(b' ' | b'\n'));
@@ -149,6 +151,16 @@ pub fn content_terms(text: &str) -> Vec<String> {
 /// A crude English stem so "retained"/"retention"/"retains" and "penalties"/"penalty" meet.
 pub fn stem(word: &str) -> String {
     let w = word.to_lowercase();
+    // "file"/"files", "notice"/"notices"/"noticed" and "change"/"changed" meet without the e.
+    let base = strip_suffixes(&w);
+    match base.strip_suffix('e') {
+        Some(b) if b.chars().count() >= 3 => b.to_owned(),
+        _ => base,
+    }
+}
+
+fn strip_suffixes(w: &str) -> String {
+    let w = w.to_owned();
     for suffix in [
         "ations", "ation", "ings", "ing", "ies", "ied", "ed", "es", "ly", "s",
     ] {

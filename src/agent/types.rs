@@ -271,6 +271,176 @@ pub struct Answer {
     pub options: Vec<ChoiceOption>,
     /// Token usage when an LLM was used.
     pub usage: Option<Usage>,
+    /// The structured report of an audit (absent for other actions).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub audit: Option<AuditReport>,
+}
+
+/// Overall verdict of an audit (spec 002).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum AuditStatus {
+    /// No conflict found.
+    Compliant,
+    /// Only medium or low findings.
+    MinorIssues,
+    /// At least one critical or high finding.
+    MajorViolations,
+}
+
+impl AuditStatus {
+    /// Label shown to the user.
+    pub fn label(self) -> &'static str {
+        match self {
+            Self::Compliant => "Compliant",
+            Self::MinorIssues => "Minor issues",
+            Self::MajorViolations => "Major violations",
+        }
+    }
+
+    /// The verdict that a list of findings amounts to.
+    pub fn of(findings: &[Finding]) -> Self {
+        if findings.is_empty() {
+            Self::Compliant
+        } else if findings
+            .iter()
+            .any(|f| matches!(f.severity, Severity::Critical | Severity::High))
+        {
+            Self::MajorViolations
+        } else {
+            Self::MinorIssues
+        }
+    }
+}
+
+/// Severity of a finding, most severe first (the order findings are shown in).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Severity {
+    /// Breaks a mandatory rule with serious consequences (only a model judges this).
+    Critical,
+    /// Breaks a mandatory rule (must, shall, must not).
+    High,
+    /// Departs from a recommendation (should) or a required value.
+    Medium,
+    /// Minor departure.
+    Low,
+}
+
+impl Severity {
+    /// Label shown to the user.
+    pub fn label(self) -> &'static str {
+        match self {
+            Self::Critical => "Critical",
+            Self::High => "High",
+            Self::Medium => "Medium",
+            Self::Low => "Low",
+        }
+    }
+
+    /// Parses a model's spelling ("High", "critical").
+    pub fn parse(s: &str) -> Option<Self> {
+        match s.trim().to_ascii_lowercase().as_str() {
+            "critical" => Some(Self::Critical),
+            "high" => Some(Self::High),
+            "medium" | "moderate" => Some(Self::Medium),
+            "low" | "minor" => Some(Self::Low),
+            _ => None,
+        }
+    }
+}
+
+/// The rule that detected a conflict (extractive audits), or the model (generative ones).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum AuditRule {
+    /// The text does what a clause prohibits.
+    ProhibitionBreached,
+    /// The text negates or omits what a clause requires.
+    ObligationNotMet,
+    /// A number or duration of the text is outside the range a clause requires.
+    OutOfRange,
+    /// The text uses another value (location, mode, channel) than the one a clause requires.
+    WrongValue,
+    /// A language model judged the conflict (generative mode).
+    ModelJudgement,
+}
+
+/// One conflict between the audited text and a target document.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Finding {
+    /// Target document id.
+    pub target_doc_id: String,
+    /// Target document label ("Title (Version)").
+    pub target_doc_title: String,
+    /// Theme of the source the finding belongs to (long sources).
+    #[serde(default)]
+    pub theme: Option<String>,
+    /// Severity.
+    pub severity: Severity,
+    /// What detected it.
+    pub rule: AuditRule,
+    /// One-line description of the conflict.
+    pub summary: String,
+    /// Why it matters.
+    pub consequence: String,
+    /// The audited statement, verbatim from the source.
+    pub source_quote: String,
+    /// The clause of the target, verified verbatim on its page.
+    pub target: Citation,
+    /// What to change.
+    pub suggestion: String,
+    /// Confidence in the finding, 0–1.
+    pub confidence_score: f32,
+}
+
+/// A source statement shown next to a target clause that bears on it without a conflict.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CheckedClause {
+    /// The audited statement.
+    pub source_quote: String,
+    /// The clause.
+    pub target: Citation,
+}
+
+/// The structured result of an audit (spec 002), stored with the message.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct AuditReport {
+    /// Verdict.
+    pub overall_status: AuditStatus,
+    /// Findings grouped by target, then by severity.
+    pub findings: Vec<Finding>,
+    /// Clauses that bear on the text and were found consistent with it.
+    #[serde(default)]
+    pub checked: Vec<CheckedClause>,
+    /// One-paragraph summary.
+    pub summary: String,
+    /// Target documents checked.
+    pub targets_checked: usize,
+    /// Where the audited text came from.
+    pub source: AuditSource,
+    /// Source statements examined.
+    pub statements_checked: usize,
+}
+
+/// Where the audited text came from.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum AuditSource {
+    /// Pasted in the message.
+    Message,
+    /// An earlier message of the conversation.
+    EarlierMessage {
+        /// That message's id.
+        message_id: String,
+    },
+    /// A document of the library.
+    Document {
+        /// Document id.
+        document_id: String,
+        /// Its label.
+        title: String,
+    },
 }
 
 /// Retrieval metadata stored with an answer (so it can be audited later).

@@ -1,0 +1,1096 @@
+//! Extractive audit rules: which sentences of a target document are obligations, which
+//! statements of the audited text they bear on, and when the two conflict.
+//!
+//! Owns: the deterministic rule engine of extractive audits — deontic reading of clauses
+//! (obligation / prohibition / permission, and what they govern), the polarity of statements
+//! (negated, removed, "instead of"), required locations, values and numeric bounds — and the
+//! wording of findings. A conflict is flagged only when a rule detects it, never on similarity
+//! alone: a text that does what a clause requires comes back without findings.
+//! Pure functions; deterministic. Must not: call models or stores, or decide relevance from
+//! similarity scores it was not given.
+
+use std::collections::HashSet;
+use std::sync::LazyLock;
+
+use regex::Regex;
+
+use super::text;
+use super::types::{AuditRule, Severity};
+
+/// How a clause binds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Deontic {
+    /// Requires something (must, shall, should, make sure, provided that, a list condition).
+    Obligation,
+    /// Forbids something (must not, may not, never, do not, neither … nor … may).
+    Prohibition,
+    /// Allows something (may, is permitted, need not).
+    Permission,
+}
+
+/// A sentence of a target document read as a rule.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Clause {
+    /// Obligation, prohibition or permission.
+    pub deontic: Deontic,
+    /// Mandatory (must, shall, never) rather than recommended (should).
+    pub strong: bool,
+    /// The governed content requires the thing to happen (`true`) or not to happen.
+    pub positive: bool,
+    /// Terms (stems and concepts) of the whole clause.
+    pub terms: HashSet<String>,
+    /// Terms of the governed part (after the modal).
+    pub scope: HashSet<String>,
+    /// Locations the clause requires ("must be placed in /run").
+    pub required_paths: Vec<String>,
+    /// Labelled values the clause requires ("mode 755").
+    pub values: Vec<(String, String)>,
+    /// Numeric bounds the clause sets.
+    pub bounds: Vec<Bound>,
+    /// Opposable phrases the clause requires ("standard output").
+    pub poles: Vec<usize>,
+}
+
+/// A lower or upper bound on a quantity ("at least three years", "within 30 days").
+#[derive(Debug, Clone, PartialEq)]
+pub struct Bound {
+    /// The bound as written.
+    pub text: String,
+    /// `true`: the value must be at least this; `false`: at most this.
+    pub minimum: bool,
+    /// Value in the dimension's base unit.
+    pub value: f64,
+    /// Dimension.
+    pub dimension: Dimension,
+}
+
+/// What a quantity measures.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Dimension {
+    /// Durations, in days.
+    Time,
+    /// Percentages.
+    Percent,
+    /// Money (currency not converted).
+    Money,
+}
+
+/// A statement of the audited text.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Statement {
+    /// The sentence, verbatim.
+    pub text: String,
+    /// Its parts (split at "; ", ", but ", ", and "), each with terms and polarity.
+    pub parts: Vec<Part>,
+    /// Terms of the whole sentence.
+    pub terms: HashSet<String>,
+    /// Paths it names.
+    pub paths: Vec<String>,
+    /// Labelled values it names.
+    pub values: Vec<(String, String)>,
+    /// Quantities it names, as (text, value, dimension).
+    pub quantities: Vec<(String, f64, Dimension)>,
+    /// Opposable phrases it uses.
+    pub poles: Vec<usize>,
+}
+
+/// A clause of a statement.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Part {
+    /// Its text (lower case).
+    pub text: String,
+    /// Its terms.
+    pub terms: HashSet<String>,
+    /// It affirms (`true`) or negates what it says.
+    pub positive: bool,
+    /// Its only negation is a quantifier ("nothing is created", "no file"): an assurance of
+    /// absence, which can meet a prohibition but says nothing against an obligation.
+    pub quantifier_only: bool,
+    /// Terms right after its negation ("not marked in the files" → mark, file).
+    pub negated: HashSet<String>,
+}
+
+/// A conflict a rule detected.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Conflict {
+    /// The rule.
+    pub rule: AuditRule,
+    /// Severity.
+    pub severity: Severity,
+    /// One line saying what conflicts.
+    pub summary: String,
+    /// What to change.
+    pub suggestion: String,
+}
+
+static PATH: LazyLock<Option<Regex>> = LazyLock::new(|| {
+    Regex::new(r"(?:^|[\s(“\x22'])(/[A-Za-z0-9_.<>*-]+(?:/[A-Za-z0-9_.<>*-]+)*)").ok()
+});
+static REQUIRED_PATH: LazyLock<Option<Regex>> = LazyLock::new(|| {
+    Regex::new(
+        r"(?i)\b(?:must|shall|should|is to|are to)\s+(?:only\s+)?(?:be\s+)?(?:installed|placed|located|stored|kept|put|written|found|created)\s+(?:in|into|under|to|at|below)\s+(?:the\s+)?(?:directory\s+|hierarchy\s+)?(/[A-Za-z0-9_.<>*-]+(?:/[A-Za-z0-9_.<>*-]+)*)",
+    )
+    .ok()
+});
+static LABELLED: LazyLock<Option<Regex>> =
+    LazyLock::new(|| Regex::new(r"(?i)\b(mode|umask|port)\s+([0-9]{2,5})\b").ok());
+static BOUND: LazyLock<Option<Regex>> = LazyLock::new(|| {
+    Regex::new(
+        r"(?ix)\b((?:a\s+)?(?:minimum|maximum)\s+(?:[a-z-]+\s+){0,4}?of|at\s+least|no\s+less\s+than|not\s+less\s+than|a\s+minimum\s+of|minimum\s+of|within|no\s+more\s+than|not\s+more\s+than|at\s+most|a\s+maximum\s+of|maximum\s+of|not\s+(?:to\s+)?exceed(?:ing)?|up\s+to)\s+
+        ((?:USD|EUR|GBP|RM|MYR|\$|€|£)\s?)?
+        (\d+(?:[.,]\d+)?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|thirty|sixty|ninety)
+        \s*(%|per\s?cent|percent|days?|weeks?|months?|years?|hours?|business\s+days?|working\s+days?)?",
+    )
+    .ok()
+});
+static QUANTITY: LazyLock<Option<Regex>> = LazyLock::new(|| {
+    Regex::new(
+        r"(?ix)
+        ((?:USD|EUR|GBP|RM|MYR|\$|€|£)\s?)?
+        \b(\d+(?:[.,]\d+)?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|thirty|sixty|ninety)\b
+        \s*(%|per\s?cent|percent|days?|weeks?|months?|years?|hours?|business\s+days?|working\s+days?)?",
+    )
+    .ok()
+});
+static LIST_ITEM: LazyLock<Option<Regex>> =
+    LazyLock::new(|| Regex::new(r"^\(?(?:[a-h]|[ivx]{1,4}|\d{1,2})[).]\s+[a-z]").ok());
+
+/// Phrases that are each other's opposite: a clause requiring one and a statement using the
+/// other conflict. Index pairs: 2k and 2k+1 are opposites.
+const POLES: [&str; 8] = [
+    "standard output",
+    "standard error",
+    "stdout",
+    "stderr",
+    "exit successfully",
+    "exits with status 1",
+    "encrypted",
+    "unencrypted",
+];
+
+/// Words that mean removing something: "strip", "delete" (a negation before one cancels it).
+const REMOVALS: [&str; 12] = [
+    "delete", "remove", "drop", "strip", "omit", "discard", "erase", "purge", "exclude", "abolish",
+    "withdraw", "waive",
+];
+
+/// Concepts several words share, so "fee" meets "sell" and "licence" meets "licensed"
+/// (matched on the lower-case word, before stemming).
+fn concept(word: &str) -> Option<&'static str> {
+    let any = |prefixes: &[&str]| prefixes.iter().any(|p| word.starts_with(p));
+    Some(
+        if matches!(
+            word,
+            "fee" | "fees" | "usd" | "eur" | "gbp" | "paid" | "pay" | "sold"
+        ) || any(&[
+            "charg", "price", "pricing", "sell", "sale", "payment", "cost",
+        ]) {
+            "§charge"
+        } else if any(&["endors", "promot"]) {
+            "§endorse"
+        } else if any(&["updat", "chang", "modif", "variab", "vary", "alter", "edit"]) {
+            "§change"
+        } else if any(&["contain", "includ", "ship", "bundl", "reproduc", "carr"]) {
+            "§include"
+        } else if any(&["print", "output", "display"]) {
+            "§output"
+        } else if any(&["mark", "notice", "label"]) {
+            "§notice"
+        } else if any(&["expect", "assum", "rely", "relie", "depend"]) {
+            "§assume"
+        } else if matches!(word, "root" | "top-level" | "toplevel" | "/") {
+            "§root"
+        } else if matches!(word, "run" | "runs" | "running" | "runtime")
+            || any(&["operation", "operating"])
+        {
+            "§operate"
+        } else if any(&["licen"]) {
+            "§license"
+        } else {
+            return None;
+        },
+    )
+}
+
+/// Stems of a text with their concepts added (a path counts once, not once per component).
+pub fn terms(text_: &str) -> HashSet<String> {
+    let mut out = HashSet::new();
+    let all = text::content_terms(text_);
+    let paths: Vec<&String> = all.iter().filter(|t| t.starts_with('/')).collect();
+    for t in &all {
+        if !t.starts_with('/') && paths.iter().any(|p| p.split('/').any(|c| c == t)) {
+            continue;
+        }
+        let s = text::stem(t);
+        if let Some(c) = concept(t) {
+            out.insert(c.to_owned());
+        }
+        out.insert(s);
+    }
+    out
+}
+
+fn lower(text_: &str) -> String {
+    format!(
+        " {} ",
+        text_
+            .replace(['’', '‘'], "'")
+            .split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ")
+            .to_lowercase()
+    )
+}
+
+/// Quoted material ("frobnicate: Cannot open file.") is an example, not a statement: its
+/// words do not negate anything.
+fn unquote(l: &str) -> String {
+    static QUOTED: LazyLock<Option<Regex>> =
+        LazyLock::new(|| Regex::new(r#""[^"]*"|“[^”]*”"#).ok());
+    match QUOTED.as_ref() {
+        Some(re) => re.replace_all(l, " ").into_owned(),
+        None => l.to_owned(),
+    }
+}
+
+/// The first clause of a governed text: a subordinate clause ("; they are significant since
+/// … don't continue …") says why, not what is required.
+fn first_clause(governed: &str) -> &str {
+    let cut = [
+        "; ",
+        " because ",
+        " since ",
+        " so that ",
+        ", which ",
+        ", though",
+        " unless ",
+        ": ",
+        " in order to ",
+        " (",
+    ]
+    .iter()
+    .filter_map(|c| governed.find(c))
+    .min()
+    .unwrap_or(governed.len());
+    &governed[..cut]
+}
+
+/// Leading list markers ("3. ", "b) ", "(ii) ", "• ") are layout, not words.
+fn strip_marker(sentence: &str) -> &str {
+    static MARKER: LazyLock<Option<Regex>> =
+        LazyLock::new(|| Regex::new(r"^\s*(?:[•\-*]|\(?(?:[a-h]|[ivx]{1,4}|\d{1,2})[).])\s+").ok());
+    match MARKER.as_ref().and_then(|re| re.find(sentence)) {
+        Some(m) => &sentence[m.end()..],
+        None => sentence,
+    }
+}
+
+/// Splits a sentence holding a list ("… the following: a) cause …; and b) cause …") into its
+/// introduction and items, each with its byte offset in the sentence.
+pub fn list_items(sentence: &str) -> Vec<(usize, &str)> {
+    static ITEM: LazyLock<Option<Regex>> =
+        LazyLock::new(|| Regex::new(r"(?:^|[\s:;])\(?[a-h]\)\s").ok());
+    let Some(re) = ITEM.as_ref() else {
+        return vec![(0, sentence)];
+    };
+    let mut starts: Vec<usize> = re
+        .find_iter(sentence)
+        .map(|m| {
+            let s = m.as_str();
+            m.start() + (s.len() - s.trim_start_matches([' ', '\n', ':', ';']).len())
+        })
+        .collect();
+    if starts.first() != Some(&0) {
+        starts.insert(0, 0);
+    }
+    let mut out = Vec::new();
+    for (i, &a) in starts.iter().enumerate() {
+        let b = starts.get(i + 1).copied().unwrap_or(sentence.len());
+        let piece = sentence[a..b].trim_end();
+        if piece.split_whitespace().count() >= 3 {
+            out.push((a, piece));
+        }
+    }
+    out
+}
+
+/// Conditions such as "without prior written permission" restrict a rule; they do not negate
+/// its content.
+fn strip_conditions(lower_text: &str) -> String {
+    static CONDITION: LazyLock<Option<Regex>> = LazyLock::new(|| {
+        Regex::new(r"with or without|without (?:the )?(?:\w+ ){0,2}(?:permission|consent|approval|authori[sz]ation|consideration|justification|agreement)").ok()
+    });
+    match CONDITION.as_ref() {
+        Some(re) => re.replace_all(lower_text, " ").into_owned(),
+        None => lower_text.to_owned(),
+    }
+}
+
+const NEGATIONS: [&str; 14] = [
+    " not ",
+    "n't ",
+    " no ",
+    " never ",
+    " without ",
+    " no longer ",
+    " instead of ",
+    " nothing ",
+    " none ",
+    " neither ",
+    " nor ",
+    " nobody ",
+    " cannot ",
+    " lack ",
+];
+
+fn has_negation(l: &str) -> bool {
+    NEGATIONS.iter().any(|n| l.contains(n))
+}
+
+fn has_removal(l: &str) -> bool {
+    l.split(|c: char| !c.is_alphanumeric()).any(|w| {
+        REMOVALS
+            .iter()
+            .any(|r| w.starts_with(r) && w.len() <= r.len() + 4)
+    })
+}
+
+/// Whether a text (a statement part or a clause's governed content) affirms what it says:
+/// a negation or a removal verb negates; both together ("never delete") affirm.
+fn positive(l: &str) -> bool {
+    has_negation(l) == has_removal(l)
+}
+
+/// Reads a sentence as a rule, or `None` when it binds nothing.
+pub fn clause(sentence: &str) -> Option<Clause> {
+    let listed = LIST_ITEM
+        .as_ref()
+        .is_some_and(|re| re.is_match(sentence.trim_start()));
+    let sentence = strip_marker(sentence);
+    let l = strip_conditions(&lower(sentence));
+    // "Should any part … be judged invalid": a condition, not a recommendation. A rule
+    // whose subject is a pronoun ("This should not be included …") cannot be matched
+    // without the sentence before it.
+    if (l.starts_with(" should ") && !l.starts_with(" should not "))
+        || [" this ", " it ", " these ", " they ", " that ", " such "]
+            .iter()
+            .any(|p| l.starts_with(p))
+    {
+        return None;
+    }
+    const PROHIBIT: [&str; 22] = [
+        " must not ",
+        " mustn't ",
+        " shall not ",
+        " should not ",
+        " shouldn't ",
+        " may not ",
+        " must never ",
+        " should never ",
+        " shall never ",
+        " is not permitted ",
+        " are not permitted ",
+        " is not allowed ",
+        " are not allowed ",
+        " is prohibited ",
+        " are prohibited ",
+        " is forbidden ",
+        " are forbidden ",
+        " recommend against ",
+        " is not recommended ",
+        " are not to ",
+        " is not to ",
+        " cannot be ",
+    ];
+    const IMPERATIVE_NOT: [&str; 3] = [" do not ", " don't ", " never "];
+    // Reassurances, not rules: "Don't feel obligated to …", "do not hesitate to …".
+    if [
+        " don't feel ",
+        " do not feel ",
+        " don't worry ",
+        " do not worry ",
+        " do not hesitate ",
+        " don't hesitate ",
+        " don't bother ",
+    ]
+    .iter()
+    .any(|p| l.contains(p))
+    {
+        return None;
+    }
+    const OBLIGE: [&str; 14] = [
+        " provided that ",
+        " must ",
+        " shall ",
+        " should ",
+        " is required to ",
+        " are required to ",
+        " has to ",
+        " have to ",
+        " needs to ",
+        " need to ",
+        " make sure ",
+        " ensure that ",
+        " be sure ",
+        " always ",
+    ];
+    const PERMIT: [&str; 6] = [
+        " need not ",
+        " may ",
+        " is permitted ",
+        " are permitted ",
+        " is allowed to ",
+        " are free to ",
+    ];
+    let find = |needles: &[&'static str]| {
+        needles
+            .iter()
+            .filter_map(|n| l.find(n).map(|i| (i, n.len(), *n)))
+            .min_by_key(|(i, _, _)| *i)
+    };
+    let starts_imperative = IMPERATIVE_NOT
+        .iter()
+        .find(|n| {
+            l.starts_with(**n) || l.contains(&format!(";{n}")) || l.contains(&format!(":{n}"))
+        })
+        .map(|n| (l.find(n).unwrap_or(0), n.len(), *n));
+    let neither = (l.starts_with(" neither ") || l.starts_with(" no "))
+        && (l.contains(" may ") || l.contains(" shall ") || l.contains(" must "));
+    let (deontic, at, len, word) = if neither {
+        (Deontic::Prohibition, 0, 0, " neither ")
+    } else if l.contains(" may not ") && l.contains(", but may ") {
+        // "Other editors may not require a directory …, but may require …": may = might.
+        return None;
+    } else if let Some((i, n, w)) = find(&PROHIBIT).or(starts_imperative) {
+        // "You may otherwise modify …, provided that you insert …": the condition governs.
+        match find(&[" provided that "]) {
+            Some((j, m, v)) if j < i && w == " may not " => (Deontic::Obligation, j, m, v),
+            _ => (Deontic::Prohibition, i, n, w),
+        }
+    } else if let Some((i, n, w)) = find(&OBLIGE) {
+        match find(&PERMIT) {
+            Some((j, m, v)) if j < i && v != " may " => (Deontic::Permission, j, m, v),
+            _ => (Deontic::Obligation, i, n, w),
+        }
+    } else if listed && find(&PERMIT).is_none_or(|(i, _, _)| i > 40) {
+        // A condition in a list ("b) accompany it with a written offer …"), even when it
+        // carries an exception ("except that you may …").
+        (Deontic::Obligation, 0, 0, "")
+    } else if let Some((i, n, w)) = find(&PERMIT) {
+        (Deontic::Permission, i, n, w)
+    } else {
+        return None;
+    };
+    let governed = format!(" {}", first_clause(&l[(at + len).min(l.len())..]));
+    // "… except as expressly provided under this License": the rule defers to the others.
+    if governed.contains(" except as ") {
+        return None;
+    }
+    let strong = !matches!(
+        word.trim(),
+        "should"
+            | "should not"
+            | "shouldn't"
+            | "should never"
+            | "recommend against"
+            | "is not recommended"
+            | "make sure"
+            | "ensure that"
+            | "be sure"
+            | ""
+    );
+    let positive_content = positive(&governed);
+    let positive = match deontic {
+        Deontic::Prohibition if neither => has_removal(&governed),
+        Deontic::Prohibition => !positive_content,
+        _ => positive_content,
+    };
+    let required_paths = REQUIRED_PATH
+        .as_ref()
+        .map(|re| {
+            re.captures_iter(sentence)
+                .filter_map(|c| c.get(1).map(|m| trim_path(m.as_str())))
+                .collect()
+        })
+        .unwrap_or_default();
+    Some(Clause {
+        deontic,
+        strong,
+        positive,
+        terms: terms(sentence),
+        scope: terms(&governed),
+        required_paths,
+        values: labelled(sentence),
+        bounds: bounds(sentence),
+        poles: poles(&l),
+    })
+}
+
+fn trim_path(p: &str) -> String {
+    p.trim_end_matches(['.', ',', ';', ':', ')']).to_owned()
+}
+
+fn labelled(text_: &str) -> Vec<(String, String)> {
+    LABELLED
+        .as_ref()
+        .map(|re| {
+            re.captures_iter(text_)
+                .filter_map(|c| {
+                    Some((
+                        c.get(1)?.as_str().to_lowercase(),
+                        c.get(2)?.as_str().to_owned(),
+                    ))
+                })
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+fn poles(l: &str) -> Vec<usize> {
+    POLES
+        .iter()
+        .enumerate()
+        .filter(|(_, p)| l.contains(&format!(" {p}")))
+        .map(|(i, _)| i)
+        .collect()
+}
+
+fn number(word: &str) -> Option<f64> {
+    let w = word.to_lowercase();
+    let spelled = [
+        "zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten",
+        "eleven", "twelve",
+    ];
+    if let Some(i) = spelled.iter().position(|s| *s == w) {
+        return Some(i as f64);
+    }
+    match w.as_str() {
+        "fifteen" => Some(15.0),
+        "twenty" => Some(20.0),
+        "thirty" => Some(30.0),
+        "sixty" => Some(60.0),
+        "ninety" => Some(90.0),
+        _ => w.replace(',', "").parse().ok(),
+    }
+}
+
+fn measure(currency: Option<&str>, n: f64, unit: Option<&str>) -> Option<(f64, Dimension)> {
+    if currency.is_some() {
+        return Some((n, Dimension::Money));
+    }
+    let unit = unit?.to_lowercase();
+    let days = if unit.contains("hour") {
+        1.0 / 24.0
+    } else if unit.contains("day") {
+        1.0
+    } else if unit.contains("week") {
+        7.0
+    } else if unit.contains("month") {
+        30.4
+    } else if unit.contains("year") {
+        365.0
+    } else {
+        return Some((n, Dimension::Percent));
+    };
+    Some((n * days, Dimension::Time))
+}
+
+fn bounds(text_: &str) -> Vec<Bound> {
+    let Some(re) = BOUND.as_ref() else {
+        return Vec::new();
+    };
+    re.captures_iter(text_)
+        .filter_map(|c| {
+            let kind = c.get(1)?.as_str().to_lowercase();
+            let n = number(c.get(3)?.as_str())?;
+            let (value, dimension) = measure(
+                c.get(2).map(|m| m.as_str()),
+                n,
+                c.get(4).map(|m| m.as_str()),
+            )?;
+            Some(Bound {
+                text: c.get(0)?.as_str().trim().to_owned(),
+                minimum: kind.contains("least")
+                    || kind.contains("less")
+                    || kind.contains("minimum"),
+                value,
+                dimension,
+            })
+        })
+        .collect()
+}
+
+fn quantities(text_: &str) -> Vec<(String, f64, Dimension)> {
+    let Some(re) = QUANTITY.as_ref() else {
+        return Vec::new();
+    };
+    re.captures_iter(text_)
+        .filter_map(|c| {
+            let n = number(c.get(2)?.as_str())?;
+            let (v, d) = measure(
+                c.get(1).map(|m| m.as_str()),
+                n,
+                c.get(3).map(|m| m.as_str()),
+            )?;
+            Some((c.get(0)?.as_str().trim().to_owned(), v, d))
+        })
+        .collect()
+}
+
+/// The text pasted into an audit request, if any: what follows the first blank line, a line
+/// ending with a colon, or a colon early in the message; else a quoted passage. `None` when
+/// the message is only the request ("audit this against @X").
+pub fn pasted_source(message: &str) -> Option<String> {
+    let long = |t: &str| t.split_whitespace().count() >= 8;
+    if let Some((_, rest)) = message.split_once("\n\n")
+        && long(rest)
+    {
+        return Some(rest.trim().to_owned());
+    }
+    if let Some((first, rest)) = message.split_once('\n')
+        && first.trim_end().ends_with(':')
+        && long(rest)
+    {
+        return Some(rest.trim().to_owned());
+    }
+    if let Some(i) = message.find(':')
+        && i < 200
+        && message[i + 1..].split_whitespace().count() >= 15
+    {
+        return Some(message[i + 1..].trim().to_owned());
+    }
+    for (open, close) in [('“', '”'), ('"', '"')] {
+        if let Some(a) = message.find(open) {
+            let after = &message[a + open.len_utf8()..];
+            if let Some(b) = after.rfind(close)
+                && long(&after[..b])
+            {
+                return Some(after[..b].trim().to_owned());
+            }
+        }
+    }
+    None
+}
+
+/// Splits the audited text into statements.
+pub fn statements(source: &str) -> Vec<Statement> {
+    text::sentences(source)
+        .into_iter()
+        .filter(|s| s.text.split_whitespace().count() >= 3)
+        .map(|s| statement(&s.text))
+        .collect()
+}
+
+/// Reads one sentence of the audited text.
+pub fn statement(sentence: &str) -> Statement {
+    let l = unquote(&lower(sentence));
+    let mut parts = Vec::new();
+    let mut pieces = vec![l.clone()];
+    for sep in ["; ", ", but ", ", and ", ", while ", ", whereas ", " but "] {
+        pieces = pieces
+            .into_iter()
+            .flat_map(|p| p.split(sep).map(str::to_owned).collect::<Vec<_>>())
+            .collect();
+    }
+    for p in pieces {
+        let padded = format!(" {} ", p.trim());
+        let verbal = NEGATIONS
+            .iter()
+            .filter(|n| !matches!(**n, " nothing " | " none " | " nobody " | " no "))
+            .any(|n| padded.contains(n));
+        let negated = NEGATIONS
+            .iter()
+            .filter_map(|n| padded.find(n).map(|i| i + n.len()))
+            .min()
+            .map(|i| {
+                terms(
+                    &padded[i..]
+                        .split_whitespace()
+                        .take(8)
+                        .collect::<Vec<_>>()
+                        .join(" "),
+                )
+            })
+            .unwrap_or_else(|| terms(&padded));
+        parts.push(Part {
+            text: p.trim().to_owned(),
+            terms: terms(&padded),
+            positive: positive(&padded),
+            quantifier_only: has_negation(&padded) && !verbal,
+            negated,
+        });
+    }
+    let paths = PATH
+        .as_ref()
+        .map(|re| {
+            re.captures_iter(sentence)
+                .filter_map(|c| c.get(1).map(|m| trim_path(m.as_str())))
+                .collect()
+        })
+        .unwrap_or_default();
+    Statement {
+        text: sentence.to_owned(),
+        parts,
+        terms: terms(sentence),
+        paths,
+        values: labelled(sentence),
+        quantities: quantities(sentence),
+        poles: poles(&l),
+    }
+}
+
+/// Whether `path` lies in `required` (a `<package>`-style placeholder matches one component).
+pub fn path_within(path: &str, required: &str) -> bool {
+    let p: Vec<&str> = path.trim_end_matches('/').split('/').collect();
+    let r: Vec<&str> = required.trim_end_matches('/').split('/').collect();
+    r.len() <= p.len()
+        && r.iter()
+            .zip(&p)
+            .all(|(a, b)| a == b || (a.starts_with('<') && a.ends_with('>')) || *a == "*")
+}
+
+/// Terms the statement shares with the clause (topic words only).
+pub fn shared(s: &HashSet<String>, c: &HashSet<String>) -> usize {
+    s.intersection(c).count()
+}
+
+/// Checks a statement against a clause; `similarity` is the cosine similarity of their
+/// embeddings. Returns the conflict a rule detects, if any.
+pub fn check(statement: &Statement, clause: &Clause, similarity: f32) -> Option<Conflict> {
+    let overlap = shared(&statement.terms, &clause.terms);
+    if clause.deontic == Deontic::Permission || similarity < 0.2 {
+        return None;
+    }
+    let severity = if clause.strong {
+        Severity::High
+    } else {
+        Severity::Medium
+    };
+    let words = statement
+        .terms
+        .intersection(&clause.terms)
+        .filter(|t| !t.starts_with('/'))
+        .count();
+    let topical = words >= 2 || (words >= 1 && similarity >= 0.6);
+    let money = statement
+        .quantities
+        .iter()
+        .any(|(_, _, d)| *d == Dimension::Money);
+    // A required location the statement's paths all miss.
+    if !clause.required_paths.is_empty() && !statement.paths.is_empty() && topical {
+        let inside = statement
+            .paths
+            .iter()
+            .any(|p| clause.required_paths.iter().any(|r| path_within(p, r)));
+        let names_other_root = statement
+            .paths
+            .iter()
+            .any(|p| !clause.required_paths.iter().any(|r| path_within(p, r)));
+        if !inside && names_other_root && clause.positive {
+            return Some(Conflict {
+                rule: AuditRule::WrongValue,
+                severity,
+                summary: format!(
+                    "The text uses {} where the clause requires {}",
+                    statement.paths.join(", "),
+                    clause.required_paths.join(" or ")
+                ),
+                suggestion: format!("Move it to {}.", clause.required_paths.join(" or ")),
+            });
+        }
+    }
+    // A labelled value ("mode 777") other than the one required ("mode 755").
+    for (label, value) in &statement.values {
+        let required: Vec<&String> = clause
+            .values
+            .iter()
+            .filter(|(l, _)| l == label)
+            .map(|(_, v)| v)
+            .collect();
+        if clause.deontic == Deontic::Obligation
+            && overlap >= 1
+            && !required.is_empty()
+            && !required.contains(&value)
+        {
+            let want = required
+                .iter()
+                .map(|v| format!("{label} {v}"))
+                .collect::<Vec<_>>()
+                .join(" or ");
+            return Some(Conflict {
+                rule: AuditRule::WrongValue,
+                severity,
+                summary: format!("The text uses {label} {value} where the clause requires {want}"),
+                suggestion: format!("Use {want}."),
+            });
+        }
+    }
+    // A quantity outside the bound the clause sets.
+    if topical {
+        for b in &clause.bounds {
+            for (q, v, d) in &statement.quantities {
+                if *d != b.dimension {
+                    continue;
+                }
+                let outside = if b.minimum {
+                    *v < b.value * 0.999
+                } else {
+                    *v > b.value * 1.001
+                };
+                if outside && clause.positive {
+                    return Some(Conflict {
+                        rule: AuditRule::OutOfRange,
+                        severity: Severity::High,
+                        summary: format!("The text gives {q} where the clause requires {}", b.text),
+                        suggestion: format!("Change {q} to meet “{}”.", b.text),
+                    });
+                }
+            }
+        }
+    }
+    // Opposites: the clause requires one pole, the statement uses the other.
+    for p in &clause.poles {
+        let opposite = p ^ 1;
+        if clause.positive
+            && clause.deontic == Deontic::Obligation
+            && statement.poles.contains(&opposite)
+            && !statement.poles.contains(p)
+            && overlap >= 1
+        {
+            return Some(Conflict {
+                rule: AuditRule::WrongValue,
+                severity,
+                summary: format!(
+                    "The text says “{}” where the clause requires “{}”",
+                    POLES[opposite], POLES[*p]
+                ),
+                suggestion: format!("Use {} as the clause requires.", POLES[*p]),
+            });
+        }
+    }
+    // Polarity: the part of the statement that speaks about what the clause governs says the
+    // opposite of what the clause requires.
+    let part = statement
+        .parts
+        .iter()
+        .map(|p| (shared(&p.terms, &clause.scope), p))
+        .max_by_key(|(n, p)| (*n, !p.positive))?;
+    // Charging money for what a clause says must be free is on topic whatever the wording.
+    let charged = money
+        && part.1.terms.contains("§charge")
+        && clause.scope.contains("§charge")
+        && similarity >= 0.25;
+    let on_topic = charged
+        || (part.0 >= 2 && similarity >= 0.4)
+        || part.0 >= 3
+        || (part.0 >= 1 && similarity >= 0.55 && overlap >= 2);
+    if !on_topic || part.1.positive == clause.positive {
+        return None;
+    }
+    // Against an obligation, the negated words must be about what the clause requires, and
+    // an assurance of absence ("nothing is created …") is not a failure to act.
+    if clause.positive
+        && clause.deontic == Deontic::Obligation
+        && !part.1.positive
+        && (part.1.quantifier_only || shared(&part.1.negated, &clause.scope) == 0)
+    {
+        return None;
+    }
+    Some(match clause.deontic {
+        Deontic::Prohibition if clause.positive => Conflict {
+            rule: AuditRule::ObligationNotMet,
+            severity,
+            summary: "The text removes or omits what the clause forbids removing".into(),
+            suggestion: "Keep what the clause requires to be kept.".into(),
+        },
+        Deontic::Prohibition => Conflict {
+            rule: AuditRule::ProhibitionBreached,
+            severity,
+            summary: "The text does what the clause forbids".into(),
+            suggestion:
+                "Remove or change the statement so it no longer does what the clause forbids."
+                    .into(),
+        },
+        _ if !clause.positive => Conflict {
+            rule: AuditRule::ProhibitionBreached,
+            severity,
+            summary: "The text does what the clause requires to be absent".into(),
+            suggestion: "Change the statement so it meets the clause.".into(),
+        },
+        _ => Conflict {
+            rule: AuditRule::ObligationNotMet,
+            severity,
+            summary: "The text does not do what the clause requires".into(),
+            suggestion: "Revise the text so it does what the clause requires.".into(),
+        },
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn conflict(stmt: &str, cl: &str) -> Option<AuditRule> {
+        let c = clause(cl)?;
+        check(&statement(stmt), &c, 0.6).map(|x| x.rule)
+    }
+
+    #[test]
+    fn reads_obligations_prohibitions_and_permissions() {
+        let c = clause("Host-specific configuration files must be installed in /etc/opt.");
+        assert_eq!(c.as_ref().map(|c| c.deontic), Some(Deontic::Obligation));
+        assert_eq!(
+            c.map(|c| c.required_paths),
+            Some(vec!["/etc/opt".to_owned()])
+        );
+        let c = clause("Don’t include any symbolic links in the distribution itself.");
+        assert_eq!(
+            c.as_ref().map(|c| (c.deontic, c.positive)),
+            Some((Deontic::Prohibition, false))
+        );
+        let c = clause("You may charge a fee for the physical act of transferring a copy.");
+        assert_eq!(c.map(|c| c.deontic), Some(Deontic::Permission));
+        assert!(clause("The Work is provided as-is.").is_none());
+        let c = clause(
+            "Neither the name of the University nor the names of its contributors may be used to endorse or promote products derived from this software without specific prior written permission.",
+        );
+        assert_eq!(
+            c.as_ref().map(|c| (c.deontic, c.positive)),
+            Some((Deontic::Prohibition, false))
+        );
+    }
+
+    #[test]
+    fn prohibition_breached_only_when_the_statement_does_it() {
+        let rule = "Do not strip executables when installing them.";
+        assert_eq!(
+            conflict(
+                "make install strips all executables to save disk space.",
+                rule
+            ),
+            Some(AuditRule::ObligationNotMet)
+        );
+        assert_eq!(
+            conflict(
+                "make install keeps executables unstripped; we never strip executables when installing.",
+                rule
+            ),
+            None
+        );
+        let rule = "Applications must never create or require special files or subdirectories in the root directory.";
+        assert_eq!(
+            conflict(
+                "We also create a new top-level directory /acme in the root directory for caches.",
+                rule
+            ),
+            Some(AuditRule::ProhibitionBreached)
+        );
+        assert_eq!(
+            conflict(
+                "Nothing is created as a directory in the root directory.",
+                rule
+            ),
+            None
+        );
+    }
+
+    #[test]
+    fn obligation_negated_is_a_conflict_and_double_negation_is_not() {
+        let rule = "You must cause the modified files to carry prominent notices stating that you changed the files.";
+        assert_eq!(
+            conflict("Our changes are not marked in the modified files.", rule),
+            Some(AuditRule::ObligationNotMet)
+        );
+        assert_eq!(
+            conflict(
+                "Every modified file carries a prominent notice that we changed it.",
+                rule
+            ),
+            None
+        );
+        let rule = "Don’t delete old year numbers, though; they are significant.";
+        assert_eq!(
+            conflict("We never delete old year numbers from the notices.", rule),
+            None
+        );
+        assert_eq!(
+            conflict(
+                "We delete old year numbers from the notices each year.",
+                rule
+            ),
+            Some(AuditRule::ObligationNotMet)
+        );
+    }
+
+    #[test]
+    fn out_of_range_and_wrong_values() {
+        let rule = "b) accompany it with a written offer, valid for at least three years, to give any third party the source code.";
+        assert_eq!(
+            conflict(
+                "You can ask us for the source code during the next 12 months.",
+                rule
+            ),
+            Some(AuditRule::OutOfRange)
+        );
+        assert_eq!(
+            conflict(
+                "Our written offer for the source code is valid for five years.",
+                rule
+            ),
+            None
+        );
+        let rule = "Process identifier (PID) files, which were originally placed in /etc, must be placed in /run.";
+        assert_eq!(
+            conflict(
+                "The daemon writes its PID file to /etc/acme/acmed.pid.",
+                rule
+            ),
+            Some(AuditRule::WrongValue)
+        );
+        assert_eq!(
+            conflict("The daemon's PID file is /run/acmed.pid.", rule),
+            None
+        );
+        let rule =
+            "Make sure that directories are world-readable and world-searchable (octal mode 755).";
+        assert_eq!(
+            conflict("Every directory in it is mode 777.", rule),
+            Some(AuditRule::WrongValue)
+        );
+        assert_eq!(conflict("Every directory in it is mode 755.", rule), None);
+    }
+
+    #[test]
+    fn pasted_text_is_found_after_a_blank_line_a_colon_or_in_quotes() {
+        let body = "Our team ships the binaries without the notice to every customer.";
+        assert_eq!(
+            pasted_source(&format!("Audit this email against the licence.\n\n{body}")).as_deref(),
+            Some(body)
+        );
+        assert_eq!(
+            pasted_source(&format!("Audit this email:\n{body}")).as_deref(),
+            Some(body)
+        );
+        assert_eq!(
+            pasted_source(&format!("Check “{body}” against the licence")).as_deref(),
+            Some(body)
+        );
+        assert_eq!(pasted_source("Audit this against those two"), None);
+    }
+
+    #[test]
+    fn placeholders_match_one_path_component() {
+        assert!(path_within("/opt/acme/bin", "/opt/<package>/bin"));
+        assert!(path_within("/etc/opt/acme", "/etc/opt"));
+        assert!(!path_within("/opt/acme/etc", "/etc/opt"));
+    }
+
+    #[test]
+    fn unrelated_statements_never_conflict() {
+        let rule = "Redistributions in binary form must reproduce the above copyright notice.";
+        assert_eq!(
+            conflict("The weather was fine and nobody complained.", rule),
+            None
+        );
+    }
+}
