@@ -396,3 +396,93 @@ async fn search_size(
         hybrid_total_ms: percentiles(total),
     })
 }
+
+/// Result of `bench actions`.
+#[derive(Debug, Serialize)]
+pub struct ActionsBench {
+    /// Documents in scope (up to 5 ready ones, largest first).
+    pub documents: usize,
+    /// Their pages together.
+    pub pages: i64,
+    /// Runs per action.
+    pub runs: usize,
+    /// Summarize over all of them, milliseconds.
+    pub summarize_ms: Percentiles,
+    /// Compare over all of them, milliseconds.
+    pub compare_ms: Percentiles,
+    /// Audit of a 5-sentence text against all of them, milliseconds.
+    pub audit_ms: Percentiles,
+    /// Peak resident memory of the process, MB.
+    pub peak_rss_mb: Option<f64>,
+}
+
+/// Times the multi-document actions in extractive mode on the profile's own library (the
+/// embedding model is loaded before timing starts). Each run is a new thread.
+pub async fn actions(
+    lib: &Library,
+    profile: &crate::store::Profile,
+    runs: usize,
+) -> Result<ActionsBench, Error> {
+    use crate::agent::Agent;
+    use crate::agent::types::{Action, AskRequest, Event, Mode};
+    let mut docs: Vec<_> = lib
+        .documents(profile)
+        .await?
+        .into_iter()
+        .filter(|d| d.status == crate::store::DocStatus::Ready)
+        .collect();
+    docs.sort_by(|a, b| b.page_count.cmp(&a.page_count));
+    docs.truncate(5);
+    if docs.len() < 2 {
+        return Err(Error::InvalidInput(
+            "bench actions needs at least 2 ready documents in the profile".into(),
+        ));
+    }
+    let ids: Vec<String> = docs.iter().map(|d| d.id.clone()).collect();
+    lib.embedder().await?;
+    let agent = Agent::new(lib);
+    let quiet = |_: &Event| {};
+    let text = "Audit this text against the documents.\n\nAll files are kept for at least 30 days. \
+        Staff must not share passwords. The maintainer keeps a change log. \
+        Copies are distributed without the licence notice. Reports are sent within 14 days.";
+    let mut times: [Vec<Duration>; 3] = Default::default();
+    for _ in 0..runs.max(1) {
+        for (i, (action, message)) in [
+            (Action::Summarize, "Summarize these documents"),
+            (
+                Action::Compare,
+                "Compare these documents on their obligations",
+            ),
+            (Action::Audit, text),
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            let start = Instant::now();
+            agent
+                .ask(
+                    profile,
+                    AskRequest {
+                        text: message.to_owned(),
+                        documents: ids.clone(),
+                        action: Some(action),
+                        mode: Some(Mode::Extractive),
+                        ..AskRequest::default()
+                    },
+                    &quiet,
+                )
+                .await?;
+            times[i].push(start.elapsed());
+        }
+    }
+    let [s, c, a] = times;
+    Ok(ActionsBench {
+        documents: docs.len(),
+        pages: docs.iter().map(|d| d.page_count).sum(),
+        runs: runs.max(1),
+        summarize_ms: percentiles(s),
+        compare_ms: percentiles(c),
+        audit_ms: percentiles(a),
+        peak_rss_mb: peak_rss_mb(),
+    })
+}

@@ -373,6 +373,14 @@ pub enum BenchCmd {
         #[arg(long, default_value_t = 50)]
         queries: usize,
     },
+    /// Latency of Summarize, Compare and Audit over up to 5 ready documents of the profile's
+    /// library (extractive mode; every run is stored as a thread of that profile, so point it
+    /// at an evaluation data directory).
+    Actions {
+        /// Runs per action.
+        #[arg(long, default_value_t = 5)]
+        runs: usize,
+    },
 }
 
 /// Parses arguments, runs the command and returns the process exit code.
@@ -431,6 +439,15 @@ async fn run(cli: Cli) -> Result<i32, Error> {
     let dir = DataDir::resolve(cli.data_dir.as_deref())?;
     dir.ensure()?;
     let _log = crate::logging::init(&dir);
+    if let Command::Bench(BenchCmd::Actions { runs }) = &cli.command {
+        let lib = Library::open(dir).await?;
+        let result = match profile_of(&lib, &cli).await {
+            Ok(profile) => bench::actions(&lib, &profile, *runs).await,
+            Err(e) => Err(e),
+        };
+        lib.close().await;
+        return print_json(&result?).map(|()| 0);
+    }
     if let Command::Bench(cmd) = &cli.command {
         return run_bench(&dir, cmd).await.map(|()| 0);
     }
@@ -856,6 +873,9 @@ async fn run_bench(dir: &DataDir, cmd: &BenchCmd) -> Result<(), Error> {
             source,
             queries,
         } => print_json(&bench::search(&model_dir, source, chunks, *queries).await?),
+        BenchCmd::Actions { .. } => Err(Error::Internal(
+            "bench actions runs on an opened library".into(),
+        )),
     }
 }
 

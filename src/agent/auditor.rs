@@ -316,7 +316,16 @@ impl Agent<'_> {
         let embedder = self.lib.embedder().await?;
         let mut findings = Vec::new();
         let mut checked = Vec::new();
-        for (t, candidates) in per_target {
+        for (t, all) in per_target {
+            // A clause sharing no term with any statement can meet no rule: not embedded.
+            let candidates: Vec<&Candidate> = all
+                .iter()
+                .filter(|c| {
+                    statements
+                        .iter()
+                        .any(|s| audit::shared(&s.terms, &c.clause.terms) >= 1)
+                })
+                .collect();
             if candidates.is_empty() {
                 continue;
             }
