@@ -431,7 +431,7 @@ pub async fn actions(
         .into_iter()
         .filter(|d| d.status == crate::store::DocStatus::Ready)
         .collect();
-    docs.sort_by(|a, b| b.page_count.cmp(&a.page_count));
+    docs.sort_by_key(|d| std::cmp::Reverse(d.page_count));
     docs.truncate(5);
     if docs.len() < 2 {
         return Err(Error::InvalidInput(
