@@ -13,7 +13,9 @@ use serde::Deserialize;
 
 use super::audit::{self, Deontic};
 use super::types::*;
-use super::{Agent, Emit, Node, Transition, evidence_of, label, refusal, resolve, text};
+use super::{
+    Agent, Emit, Node, Transition, complete_parsed, evidence_of, label, refusal, resolve, text,
+};
 use crate::Error;
 use crate::library::SearchRequest;
 use crate::store::{DocType, Document, Profile};
@@ -369,16 +371,6 @@ impl Agent<'_> {
                 let mut mine = Vec::new();
                 for (ci, c) in candidates.iter().enumerate() {
                     let sim = sims.get(ci).copied().unwrap_or(0.0);
-                    tracing::debug!(
-                        statement = si,
-                        clause = %text::clip(&c.sentence, 120),
-                        deontic = ?c.clause.deontic,
-                        positive = c.clause.positive,
-                        sim,
-                        shared = audit::shared(&s.terms, &c.clause.terms),
-                        conflict = ?audit::check(s, &c.clause, sim).map(|x| x.rule),
-                        "audit pair"
-                    );
                     match audit::check(s, &c.clause, sim) {
                         Some(conflict)
                             if conflict.rule == AuditRule::OutOfRange && sim < governing => {}
@@ -526,22 +518,15 @@ impl Agent<'_> {
         );
         let name = model.settings().model_for(Action::Audit);
         let messages = vec![Message::System(system), Message::User(user)];
-        let first = model.complete(&name, &messages, &|_: &str| {}).await?;
-        let mut usage = first.usage.clone();
-        let parsed = match parse_findings(&first.text) {
-            Ok(p) => p,
-            Err(why) => {
-                let mut retry = messages.clone();
-                retry.push(Message::User(format!(
-                    "Your previous reply could not be used ({why}). Reply again with the JSON object only, in exactly the required format."
-                )));
-                let second = model.complete(&name, &retry, &|_: &str| {}).await?;
-                usage.prompt_tokens += second.usage.prompt_tokens;
-                usage.completion_tokens += second.usage.completion_tokens;
-                usage.cost_usd += second.usage.cost_usd;
-                parse_findings(&second.text).map_err(crate::llm::LlmError::Malformed)?
-            }
-        };
+        let (parsed, usage) = complete_parsed(
+            model,
+            &name,
+            &messages,
+            &|_: &str| {},
+            parse_findings,
+            "the JSON object only",
+        )
+        .await?;
         let mut findings = Vec::new();
         for f in parsed.findings {
             // The quote must be in the passage it names, else in another one; never invented.

@@ -1478,23 +1478,15 @@ impl<'a> Agent<'a> {
                 emit(&Event::Token { text: t.to_owned() });
             }
         };
-        let first = model.complete(&model_name, &messages, &on_token).await?;
-        let mut usage = first.usage.clone();
-        let parsed = match parse_generated(&first.text) {
-            Ok(p) => p,
-            Err(why) => {
-                // One corrective retry, then a clear error.
-                let mut retry = messages.clone();
-                retry.push(Message::User(format!(
-                    "Your previous reply could not be used ({why}). Reply again in exactly the required format: the answer, a line with only ---, then the JSON object."
-                )));
-                let second = model.complete(&model_name, &retry, &|_: &str| {}).await?;
-                usage.prompt_tokens += second.usage.prompt_tokens;
-                usage.completion_tokens += second.usage.completion_tokens;
-                usage.cost_usd += second.usage.cost_usd;
-                parse_generated(&second.text).map_err(crate::llm::LlmError::Malformed)?
-            }
-        };
+        let (parsed, usage) = complete_parsed(
+            model,
+            &model_name,
+            &messages,
+            &on_token,
+            parse_generated,
+            "the answer, a line with only ---, then the JSON object",
+        )
+        .await?;
         let mut quotes = Vec::new();
         let proposed = parsed.citations.len();
         for (n, quote) in parsed.citations {
@@ -1968,6 +1960,36 @@ struct StoredTurn {
     options: Vec<ChoiceOption>,
     usage: Option<Usage>,
     info: RetrievalInfo,
+}
+
+/// Asks the model and parses its reply; a reply that does not parse gets one corrective
+/// retry (its tokens counted), then a clear `Malformed` error. `format` names what the reply
+/// must be ("the JSON object only").
+async fn complete_parsed<T>(
+    model: &crate::llm::ChatModel,
+    name: &str,
+    messages: &[crate::llm::Message],
+    on_token: &(dyn Fn(&str) + Send + Sync),
+    parse: fn(&str) -> Result<T, String>,
+    format: &str,
+) -> Result<(T, Usage), Error> {
+    let first = model.complete(name, messages, on_token).await?;
+    let mut usage = first.usage.clone();
+    match parse(&first.text) {
+        Ok(p) => Ok((p, usage)),
+        Err(why) => {
+            let mut retry = messages.to_vec();
+            retry.push(crate::llm::Message::User(format!(
+                "Your previous reply could not be used ({why}). Reply again in exactly the required format: {format}."
+            )));
+            let second = model.complete(name, &retry, &|_: &str| {}).await?;
+            usage.prompt_tokens += second.usage.prompt_tokens;
+            usage.completion_tokens += second.usage.completion_tokens;
+            usage.cost_usd += second.usage.cost_usd;
+            let parsed = parse(&second.text).map_err(crate::llm::LlmError::Malformed)?;
+            Ok((parsed, usage))
+        }
+    }
 }
 
 /// A search result as a passage the agent reasons over.
