@@ -126,6 +126,16 @@ pub enum ProfilesCmd {
         /// Name or id.
         name: Option<String>,
     },
+    /// Redact personal data (emails, phones, IBANs, cards, national ids, listed names) from
+    /// anything sent to a remote model or the web; the local history keeps the real text.
+    Privacy {
+        /// `on` or `off`.
+        #[arg(long, value_parser = ["on", "off"])]
+        redact: String,
+        /// A person name to redact (repeatable); replaces the profile's list.
+        #[arg(long = "name")]
+        names: Vec<String>,
+    },
 }
 
 /// Kind of document on the command line.
@@ -267,6 +277,10 @@ pub struct AskArgs {
     /// Answering mode.
     #[arg(long, value_parser = ["extractive", "generative"])]
     pub mode: Option<String>,
+    /// Also search the web (Tavily; needs `"web": {"enabled": true}` and a key). Web results
+    /// are shown in their own section, never mixed with the library's citations.
+    #[arg(long)]
+    pub web: bool,
 }
 
 /// `threads …`
@@ -551,12 +565,37 @@ async fn run_profiles(lib: &Library, cli: &Cli, cmd: &ProfilesCmd) -> Result<(),
                 print_json(&p)
             } else {
                 println!(
-                    "name:     {}\nindustry: {}\nlocation: {}\nid:       {}",
-                    p.name, p.industry, p.location, p.id
+                    "name:     {}\nindustry: {}\nlocation: {}\nredact:   {}\nid:       {}",
+                    p.name,
+                    p.industry,
+                    p.location,
+                    privacy_label(&p),
+                    p.id
                 );
                 Ok(())
             }
         }
+        ProfilesCmd::Privacy { redact, names } => {
+            let p = profile_of(lib, cli).await?;
+            let p = lib
+                .store()
+                .set_privacy(&p.id, redact == "on", names)
+                .await?;
+            if json {
+                print_json(&p)
+            } else {
+                println!("{}: redaction {}", p.name, privacy_label(&p));
+                Ok(())
+            }
+        }
+    }
+}
+
+fn privacy_label(p: &Profile) -> String {
+    match (p.redact_pii, p.redact_names.0.len()) {
+        (false, _) => "off".into(),
+        (true, 0) => "on (patterns only)".into(),
+        (true, n) => format!("on (patterns and {n} names)"),
     }
 }
 
@@ -969,6 +1008,7 @@ async fn run_ask(
         set: args.set.clone(),
         action: args.action.as_deref().and_then(Action::parse),
         mode: parse_mode(args.mode.as_deref()),
+        web: args.web,
     };
     let turn = agent.ask(profile, req, &|_: &Event| {}).await?;
     print_turn(&turn, json)

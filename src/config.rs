@@ -125,6 +125,8 @@ pub struct Settings {
     pub llm: Option<crate::llm::LlmSettings>,
     /// Confidence thresholds of the agent.
     pub confidence: crate::agent::ConfidenceSettings,
+    /// Web search (off by default).
+    pub web: crate::web::WebSettings,
 }
 
 /// The paths of one data directory.

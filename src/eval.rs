@@ -140,6 +140,7 @@ async fn play(
         set: None,
         action,
         mode: Some(mode),
+        web: false,
     };
     match item.kind.as_str() {
         "followup" => {

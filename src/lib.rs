@@ -10,6 +10,8 @@
 //! - [`library`]: the coordinating API.
 //! - [`agent`]: the checkpointed answering graph.
 //! - [`secrets`]: API keys in the OS keychain.
+//! - [`redact`]: personal data replaced before anything leaves the machine.
+//! - [`web`]: web search (Tavily), a distinct source type.
 //! - [`bench`]: throughput and latency measurements.
 //! - [`cli`]: the command line (the only module that prints).
 
@@ -24,8 +26,10 @@ pub mod ingest;
 pub mod library;
 pub mod llm;
 pub mod logging;
+pub mod redact;
 pub mod secrets;
 pub mod store;
+pub mod web;
 
 use std::path::PathBuf;
 
@@ -59,6 +63,9 @@ pub enum Error {
     /// The language model.
     #[error(transparent)]
     Llm(#[from] llm::LlmError),
+    /// Web search.
+    #[error(transparent)]
+    Web(#[from] web::WebError),
     /// A file could not be read or written.
     #[error("{path}: {source}")]
     File {
@@ -160,6 +167,8 @@ impl Error {
             Error::Secret(secrets::SecretError::UnknownName(_)) => ErrorKind::InvalidInput,
             Error::Secret(_) => ErrorKind::Internal,
             Error::Llm(_) => ErrorKind::Remote,
+            Error::Web(web::WebError::Disabled | web::WebError::NoKey) => ErrorKind::InvalidInput,
+            Error::Web(_) => ErrorKind::Remote,
             Error::Config(config::ConfigError::Invalid { .. }) => ErrorKind::InvalidInput,
             Error::Config(_) => ErrorKind::Io,
             Error::File { source, .. } if source.kind() == std::io::ErrorKind::NotFound => {

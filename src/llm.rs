@@ -121,6 +121,7 @@ pub struct Completion {
 pub struct ChatModel {
     client: Client<OpenAIConfig>,
     settings: LlmSettings,
+    redactor: Option<crate::redact::Redactor>,
 }
 
 impl std::fmt::Debug for ChatModel {
@@ -141,7 +142,15 @@ impl ChatModel {
         Self {
             client: Client::with_config(config),
             settings,
+            redactor: None,
         }
+    }
+
+    /// Redacts personal data in every message sent, and restores it in the reply (the profile's
+    /// privacy setting).
+    pub fn with_redactor(mut self, redactor: Option<crate::redact::Redactor>) -> Self {
+        self.redactor = redactor;
+        self
     }
 
     /// The settings.
@@ -161,17 +170,32 @@ impl ChatModel {
             url: url.clone(),
             message,
         };
+        let plain = crate::redact::Redactor::default();
+        let mut session = self.redactor.as_ref().unwrap_or(&plain).session();
+        let redacting = self.redactor.is_some();
+        let outgoing = |session: &mut crate::redact::Session<'_>, s: &str| {
+            if redacting {
+                session.redact(s)
+            } else {
+                s.to_owned()
+            }
+        };
         let msgs: Vec<ChatCompletionRequestMessage> = messages
             .iter()
             .map(|m| match m {
                 Message::System(s) => ChatCompletionRequestMessage::System(
-                    ChatCompletionRequestSystemMessage::from(s.as_str()),
+                    ChatCompletionRequestSystemMessage::from(outgoing(&mut session, s)),
                 ),
                 Message::User(s) => ChatCompletionRequestMessage::User(
-                    ChatCompletionRequestUserMessage::from(s.as_str()),
+                    ChatCompletionRequestUserMessage::from(outgoing(&mut session, s)),
                 ),
             })
             .collect();
+        if session.redacted() > 0 {
+            tracing::debug!(values = session.redacted(), "personal data redacted");
+        }
+        let session = session;
+        let restorer = std::sync::Mutex::new(session.stream());
         let request = CreateChatCompletionRequestArgs::default()
             .model(model)
             .messages(msgs)
@@ -196,7 +220,10 @@ impl ChatModel {
                 let chunk = item.map_err(|e| remote(e.to_string()))?;
                 for choice in &chunk.choices {
                     if let Some(t) = &choice.delta.content {
-                        on_token(t);
+                        let shown = restorer.lock().unwrap_or_else(|e| e.into_inner()).push(t);
+                        if !shown.is_empty() {
+                            on_token(&shown);
+                        }
                         out.text.push_str(t);
                     }
                 }
@@ -205,6 +232,11 @@ impl ChatModel {
                     out.usage.completion_tokens = u.completion_tokens;
                 }
             }
+            let rest = restorer.lock().unwrap_or_else(|e| e.into_inner()).finish();
+            if !rest.is_empty() {
+                on_token(&rest);
+            }
+            out.text = session.restore(&out.text);
             out.usage.cost_usd =
                 self.settings
                     .cost(model, out.usage.prompt_tokens, out.usage.completion_tokens);

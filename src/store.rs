@@ -14,7 +14,9 @@ use serde::{Deserialize, Serialize};
 use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, SqliteSynchronous};
 use sqlx::{FromRow, SqlitePool};
 
+mod cache;
 mod history;
+pub use cache::{CacheEntry, NewCacheEntry};
 pub use history::{CheckpointRow, Conversation, MessageRow, NewMessage};
 
 /// Errors of the SQLite store.
@@ -150,6 +152,23 @@ pub struct Profile {
     pub location: String,
     /// Creation time (RFC 3339).
     pub created_at: String,
+    /// Replace personal data by placeholders in anything sent to a remote model or the web.
+    pub redact_pii: bool,
+    /// Person names to redact besides the patterns (emails, phones, IBANs, cards, ids).
+    #[sqlx(try_from = "String")]
+    pub redact_names: NameList,
+}
+
+/// A list of names stored as a JSON array.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct NameList(pub Vec<String>);
+
+impl TryFrom<String> for NameList {
+    type Error = serde_json::Error;
+    fn try_from(s: String) -> Result<Self, Self::Error> {
+        serde_json::from_str(&s).map(Self)
+    }
 }
 
 /// A named, coloured group of documents.
@@ -422,7 +441,7 @@ impl Store {
     /// A profile by id or name.
     pub async fn profile(&self, id_or_name: &str) -> Result<Profile, StoreError> {
         sqlx::query_as::<_, Profile>(
-            "SELECT id, name, industry, location, created_at FROM profiles WHERE id = ? OR name = ? LIMIT 1",
+            "SELECT id, name, industry, location, created_at, redact_pii, redact_names FROM profiles WHERE id = ? OR name = ? LIMIT 1",
         )
         .bind(id_or_name)
         .bind(id_or_name.trim())
@@ -434,7 +453,7 @@ impl Store {
     /// All profiles by name.
     pub async fn profiles(&self) -> Result<Vec<Profile>, StoreError> {
         Ok(sqlx::query_as::<_, Profile>(
-            "SELECT id, name, industry, location, created_at FROM profiles ORDER BY name",
+            "SELECT id, name, industry, location, created_at, redact_pii, redact_names FROM profiles ORDER BY name",
         )
         .fetch_all(&self.pool)
         .await?)
@@ -450,6 +469,34 @@ impl Store {
         let n = sqlx::query("UPDATE profiles SET industry = ?, location = ? WHERE id = ?")
             .bind(industry.trim())
             .bind(location.trim())
+            .bind(profile_id)
+            .execute(&self.pool)
+            .await?
+            .rows_affected();
+        if n == 0 {
+            return Err(StoreError::ProfileNotFound(profile_id.to_owned()));
+        }
+        self.profile(profile_id).await
+    }
+
+    /// Switches PII redaction for a profile and sets the names to redact (trimmed, empty ones
+    /// dropped, duplicates removed).
+    pub async fn set_privacy(
+        &self,
+        profile_id: &str,
+        redact_pii: bool,
+        names: &[String],
+    ) -> Result<Profile, StoreError> {
+        let mut list: Vec<String> = Vec::new();
+        for n in names.iter().map(|n| n.trim()).filter(|n| !n.is_empty()) {
+            if !list.iter().any(|x| x.eq_ignore_ascii_case(n)) {
+                list.push(n.to_owned());
+            }
+        }
+        let names = serde_json::to_string(&list).map_err(|e| StoreError::Corrupt(e.to_string()))?;
+        let n = sqlx::query("UPDATE profiles SET redact_pii = ?, redact_names = ? WHERE id = ?")
+            .bind(redact_pii)
+            .bind(names)
             .bind(profile_id)
             .execute(&self.pool)
             .await?
@@ -686,7 +733,8 @@ impl Store {
             // Recovered as failed or deleted behind our back: do not resurrect it.
             return Err(StoreError::DocumentNotFound(id.to_owned()));
         }
-        Ok(())
+        // A new or newer document can answer questions differently.
+        self.forget_cached_answers(profile_id).await
     }
 
     /// Marks a document failed with a reason.
@@ -801,6 +849,7 @@ impl Store {
                 .bind(from)
                 .execute(&self.pool)
                 .await?;
+            self.forget_cached_answers(profile_id).await?;
         }
         self.document(profile_id, id).await
     }
@@ -816,7 +865,7 @@ impl Store {
         if n == 0 {
             return Err(StoreError::DocumentNotFound(id.to_owned()));
         }
-        Ok(())
+        self.forget_cached_answers(profile_id).await
     }
 
     /// Stores the cleaned text of every page of a document (one transaction).

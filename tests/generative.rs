@@ -359,3 +359,110 @@ async fn generative_audit_keeps_only_findings_whose_quotes_are_verified() {
         "{body}"
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn personal_data_is_redacted_before_the_model_and_restored_in_the_answer() {
+    const REPLY: &str = "Complaints go to [PERSON_1] at [EMAIL_1] or [PHONE_1].\n---\n{\"citations\": [{\"passage\": 1, \"quote\": \"Complaints about charges go to the compliance officer [PERSON_1] at [EMAIL_1] or [PHONE_1]\"}]}";
+    let page = "Complaints handling procedure. Complaints about charges go to the compliance officer Jane Doe at jane.doe@bank.example or +60 3-2698 8044. \
+                Refunds are paid to the account GB82 WEST 1234 5698 7654 32 or to card 4111 1111 1111 1111 after the officer checks the customer's NRIC 850101-14-5567. \
+                Every complaint is answered within fourteen days.";
+    let private = [
+        "Jane Doe",
+        "jane.doe@bank.example",
+        "2698 8044",
+        "GB82 WEST",
+        "4111 1111",
+        "850101-14-5567",
+    ];
+    let question =
+        "Who handles complaints about charges, and how is the compliance officer reached?";
+    let make = |t: &TestLib| {
+        crate::common::write(
+            t.dir(),
+            "complaints.pdf",
+            &crate::common::make_pdf(&[page.to_owned()]),
+        )
+    };
+
+    // Redaction off: the model sees everything (this is what the setting prevents).
+    let s = server(vec![Reply::Text(REPLY)]).await;
+    let (t, p) = library(&s.url, 30).await;
+    ingest(&t.lib, &p, request(make(&t))).await.unwrap();
+    Agent::new(&t.lib)
+        .ask(&p, ask(question), &|_: &Event| {})
+        .await
+        .unwrap();
+    let body = s.bodies.lock().unwrap()[0].clone();
+    assert!(body.contains("jane.doe@bank.example") && body.contains("Jane Doe"));
+
+    // Redaction on: nothing personal leaves; the answer shown locally has the real values.
+    let s = server(vec![Reply::Text(REPLY)]).await;
+    let (t, p) = library(&s.url, 30).await;
+    ingest(&t.lib, &p, request(make(&t))).await.unwrap();
+    let p = t
+        .lib
+        .store()
+        .set_privacy(&p.id, true, &["  Jane Doe ".into(), String::new()])
+        .await
+        .unwrap();
+    assert_eq!(p.redact_names.0, vec!["Jane Doe".to_owned()]);
+    let agent = Agent::new(&t.lib);
+    let tokens = Mutex::new(String::new());
+    let turn = agent
+        .ask(&p, ask(question), &|e: &Event| {
+            if let Event::Token { text } = e {
+                tokens.lock().unwrap().push_str(text);
+            }
+        })
+        .await
+        .unwrap();
+    let bodies = s.bodies.lock().unwrap().clone();
+    assert_eq!(bodies.len(), 1);
+    for secret in private {
+        assert!(
+            !bodies[0].contains(secret),
+            "{secret} was sent to the model"
+        );
+    }
+    for placeholder in [
+        "[PERSON_1]",
+        "[EMAIL_1]",
+        "[PHONE_1]",
+        "[IBAN_1]",
+        "[CARD_1]",
+        "[NATIONAL_ID_1]",
+    ] {
+        assert!(bodies[0].contains(placeholder), "{placeholder} missing");
+    }
+    assert_eq!(turn.answer.status, Status::Answered, "{}", turn.answer.text);
+    assert!(
+        turn.answer
+            .text
+            .contains("\n\nComplaints go to Jane Doe at jane.doe@bank.example or +60 3-2698 8044."),
+        "{}",
+        turn.answer.text
+    );
+    assert!(
+        tokens
+            .lock()
+            .unwrap()
+            .contains("Complaints go to Jane Doe at jane.doe@bank.example"),
+        "streamed text is restored: {}",
+        tokens.lock().unwrap()
+    );
+    // The quote came back with placeholders and still verifies against the real page.
+    assert_eq!(
+        turn.answer.citations.len(),
+        1,
+        "{:?}",
+        turn.answer.citations
+    );
+    assert!(
+        turn.answer.citations[0]
+            .quote
+            .contains("Jane Doe at jane.doe@bank.example")
+    );
+    // The local history keeps the real text.
+    let view = agent.thread(&p, &turn.thread_id).await.unwrap();
+    assert!(view.messages[1].content.contains("Jane Doe"));
+}

@@ -160,7 +160,7 @@ impl Agent<'_> {
             per_target.push((t.clone(), found));
         }
         state.evidence = evidence_all;
-        let generative = match (state.mode, self.chat_model()) {
+        let generative = match (state.mode, self.chat_model(profile)) {
             (Mode::Generative, Some(model)) => Some(model),
             _ => None,
         };

@@ -345,6 +345,8 @@ impl<'a> Agent<'a> {
             pending: None,
             choice: None,
             continue_anyway: false,
+            web: req.web || tags.web,
+            web_citations: None,
         };
         emit(&Event::Started {
             thread_id,
@@ -451,7 +453,11 @@ impl<'a> Agent<'a> {
                 Ok(Node::Validate)
             }
             InterruptKind::LowConfidence => {
-                if choice == "continue" {
+                if choice == "web" {
+                    state.web = true;
+                    state.answer = None;
+                    Ok(Node::Act)
+                } else if choice == "continue" {
                     state.continue_anyway = true;
                     Ok(Node::CheckConfidence)
                 } else {
@@ -832,7 +838,12 @@ impl<'a> Agent<'a> {
             Action::Summarize | Action::Audit => 1,
             Action::Compare => 2,
         };
-        let prompt = if n > MAX_DOCUMENTS {
+        let prompt = if state.web && action != Action::Inquire {
+            Some(format!(
+                "Web search answers questions; it cannot be combined with {}. Ask a question, or send the request without @web.",
+                action.as_str()
+            ))
+        } else if n > MAX_DOCUMENTS {
             Some(format!(
                 "An action can use at most {MAX_DOCUMENTS} documents; {n} were given. Please specify up to {MAX_DOCUMENTS}."
             ))
@@ -907,6 +918,10 @@ impl<'a> Agent<'a> {
             } else {
                 "No searchable document is in scope for this question."
             }));
+            if state.web && state.web_citations.is_none() {
+                let terms = extractive::question_terms(&own, "");
+                state.web_citations = Some(self.web_citations(profile, state, &terms).await?);
+            }
             return Ok(Transition::Next(Node::Format));
         }
         let hits = self.lib.search(profile, &req).await?;
@@ -935,7 +950,7 @@ impl<'a> Agent<'a> {
         let mut citations = Vec::new();
         let mut proposed = 0usize;
         let mut usage = None;
-        let body = match (state.mode, self.chat_model()) {
+        let body = match (state.mode, self.chat_model(profile)) {
             (Mode::Generative, Some(model)) => {
                 let g = self.generate(profile, state, &model, emit).await?;
                 usage = Some(g.usage);
@@ -1001,6 +1016,9 @@ impl<'a> Agent<'a> {
         } else {
             citations.len() as f32 / proposed as f32
         };
+        if state.web && state.web_citations.is_none() {
+            state.web_citations = Some(self.web_citations(profile, state, &terms).await?);
+        }
         state.answer = Some(Answer {
             status: Status::Answered,
             text: body,
@@ -1404,11 +1422,70 @@ impl<'a> Agent<'a> {
         Ok(Transition::Next(Node::Format))
     }
 
-    /// The configured chat model, if any.
-    fn chat_model(&self) -> Option<crate::llm::ChatModel> {
+    /// Searches the web for the question and keeps the best sentences of the results as web
+    /// citations (verbatim from the returned extracts, at most three).
+    async fn web_citations(
+        &self,
+        profile: &Profile,
+        state: &RunState,
+        terms: &HashMap<String, f32>,
+    ) -> Result<Vec<Citation>, Error> {
+        let own = resolve::strip_tags(&state.question);
+        let query = state.standalone.clone().unwrap_or(own);
+        let query = query
+            .split_once(" (context: ")
+            .map_or(query.as_str(), |(q, _)| q)
+            .to_owned();
+        let results = crate::web::search(
+            &self.lib.settings().web,
+            &query,
+            redactor_of(profile).as_ref(),
+        )
+        .await?;
+        let pseudo: Vec<Evidence> = results
+            .iter()
+            .map(|r| Evidence {
+                chunk_id: r.url.clone(),
+                document_id: String::new(),
+                text: r.content.clone(),
+                char_start: 0,
+                page: 0,
+                vector_score: r.score,
+                text_rank: None,
+                score: r.score,
+            })
+            .collect();
+        let mut out: Vec<Citation> = Vec::new();
+        for p in extractive::pick(terms, &pseudo, 3) {
+            let r = &results[p.evidence];
+            let quote = text::clip(&p.sentence.text, 300).to_owned();
+            if !r.content.contains(&quote) || out.iter().any(|c| c.quote == quote) {
+                continue;
+            }
+            out.push(Citation {
+                source_type: SourceType::Web,
+                document_id: String::new(),
+                title: if r.title.is_empty() {
+                    r.url.clone()
+                } else {
+                    r.title.clone()
+                },
+                version: String::new(),
+                file_name: String::new(),
+                page: 0,
+                chunk_id: String::new(),
+                quote,
+                url: Some(r.url.clone()),
+            });
+        }
+        Ok(out)
+    }
+
+    /// The configured chat model, if any, redacting personal data when the profile asks for it.
+    fn chat_model(&self, profile: &Profile) -> Option<crate::llm::ChatModel> {
         let settings = self.lib.settings().llm.clone()?;
         let key = crate::secrets::get(crate::secrets::LLM_KEY).ok().flatten();
-        Some(crate::llm::ChatModel::new(settings, key))
+        Some(crate::llm::ChatModel::new(settings, key).with_redactor(redactor_of(profile)))
     }
 
     /// Asks the model for an answer from the passages, streaming its text; returns the text and
@@ -1583,6 +1660,7 @@ impl<'a> Agent<'a> {
             page,
             chunk_id: e.chunk_id.clone(),
             quote,
+            url: None,
         }))
     }
 
@@ -1694,6 +1772,8 @@ impl<'a> Agent<'a> {
     }
 
     fn check_confidence(&self, state: &mut RunState) -> Transition {
+        let has_web = state.web_citations.as_ref().is_some_and(|w| !w.is_empty());
+        let offer_web = self.lib.settings().web.enabled && !state.web;
         let Some(answer) = state.answer.as_mut() else {
             return Transition::Next(Node::Format);
         };
@@ -1739,8 +1819,28 @@ impl<'a> Agent<'a> {
                 c.coverage * 100.0
             ),
         };
+        if c.level == Level::Low && has_web && !state.continue_anyway {
+            // The web section answers instead; the library part says plainly it has nothing.
+            answer.text = "The library does not support an answer to this question.".into();
+            answer.citations.clear();
+            return Transition::Next(Node::Format);
+        }
         if c.level == Level::Low && !state.continue_anyway {
             let confidence = c.clone();
+            let mut options = vec![ChoiceOption {
+                id: "tag_documents".into(),
+                label: "📄 Tag specific documents".into(),
+            }];
+            if offer_web {
+                options.push(ChoiceOption {
+                    id: "web".into(),
+                    label: "🌐 Search the web".into(),
+                });
+            }
+            options.push(ChoiceOption {
+                id: "continue".into(),
+                label: "Continue anyway".into(),
+            });
             state.answer = Some(Answer {
                 confidence: Some(confidence),
                 ..refusal("I don't have enough information in the library to answer that question.")
@@ -1749,10 +1849,7 @@ impl<'a> Agent<'a> {
                 Interrupt {
                     kind: InterruptKind::LowConfidence,
                     prompt: "I don't have enough information in the library to answer that question. You might try tagging the documents that cover it, or rephrasing the question.".into(),
-                    options: vec![
-                        ChoiceOption { id: "tag_documents".into(), label: "📄 Tag specific documents".into() },
-                        ChoiceOption { id: "continue".into(), label: "Continue anyway".into() },
-                    ],
+                    options,
                 },
                 Node::Format,
             );
@@ -1767,6 +1864,7 @@ impl<'a> Agent<'a> {
     }
 
     fn format(&self, state: &mut RunState) -> Transition {
+        let web = state.web_citations.clone().unwrap_or_default();
         if let Some(a) = state.answer.as_mut() {
             if a.status == Status::Answered
                 && !a.citations.is_empty()
@@ -1787,6 +1885,12 @@ impl<'a> Agent<'a> {
                     .collect::<Vec<_>>()
                     .join("\n");
                 a.text = format!("{}\n\n**Sources:**\n{sources}", a.text);
+            }
+            if state.web
+                && a.status != Status::NeedsClarification
+                && !a.text.contains("**From the web")
+            {
+                web_section(a, &web);
             }
             if let Some(d) = &state.documents
                 && d.certainty == Some(Certainty::High)
@@ -1990,6 +2094,53 @@ async fn complete_parsed<T>(
             Ok((parsed, usage))
         }
     }
+}
+
+/// Appends the web results to an answer: a section of their own, after the library's answer
+/// and its Sources block, with numbered web sources that continue the citation numbering.
+fn web_section(a: &mut Answer, web: &[Citation]) {
+    if web.is_empty() {
+        a.text = format!(
+            "{}\n\n**From the web:** the web search found nothing relevant.",
+            a.text
+        );
+        return;
+    }
+    let first = a.citations.len();
+    let quotes = web
+        .iter()
+        .map(|c| format!("“{}” (🌐 {})", c.quote, c.title))
+        .collect::<Vec<_>>()
+        .join("\n\n");
+    let sources = web
+        .iter()
+        .enumerate()
+        .map(|(i, c)| {
+            format!(
+                "{}. 🌐 {} — {}",
+                first + i + 1,
+                c.title,
+                c.url.as_deref().unwrap_or_default()
+            )
+        })
+        .collect::<Vec<_>>()
+        .join("\n");
+    a.text = format!(
+        "{}\n\n**From the web** (not from your library; verify before relying on it):\n\n{quotes}\n\n**Web sources:**\n{sources}",
+        a.text
+    );
+    a.citations.extend(web.iter().cloned());
+    if a.status == Status::Refused {
+        a.status = Status::Answered;
+        a.options.clear();
+    }
+}
+
+/// The profile's redaction policy for anything sent off the machine.
+fn redactor_of(profile: &Profile) -> Option<crate::redact::Redactor> {
+    profile
+        .redact_pii
+        .then(|| crate::redact::Redactor::new(&profile.redact_names.0))
 }
 
 /// A search result as a passage the agent reasons over.

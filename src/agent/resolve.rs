@@ -116,7 +116,8 @@ pub fn classify_intent(message: &str) -> (Action, &'static str) {
         "comply with",
         "complies with",
         "compliant with",
-        "compliance of",
+        // A trailing space: "compliance officer" is a question, not an audit.
+        "compliance of ",
         "violat",
         "check this",
         "check the following",
@@ -323,6 +324,14 @@ pub fn natural_cmp(a: &str, b: &str) -> std::cmp::Ordering {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn compliance_officer_question_is_not_an_audit() {
+        let (a, _) = classify_intent("How is the compliance officer reached?");
+        assert_eq!(a, Action::Inquire);
+        let (a, _) = classify_intent("Check the compliance of this memo with @x");
+        assert_eq!(a, Action::Audit);
+    }
 
     #[test]
     fn titles_follow_spec_004() {

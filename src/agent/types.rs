@@ -84,6 +84,8 @@ pub struct AskRequest {
     pub action: Option<Action>,
     /// Answering mode (default: generative when an LLM is configured, else extractive).
     pub mode: Option<Mode>,
+    /// Also search the web (`--web`, or `@web` in the text); questions only.
+    pub web: bool,
 }
 
 /// How sure the document resolver is.
@@ -172,8 +174,11 @@ pub struct Citation {
     pub page: u32,
     /// Chunk id.
     pub chunk_id: String,
-    /// Verbatim text of the page, at most 300 characters.
+    /// Verbatim text of the page (or of the web extract), at most 300 characters.
     pub quote: String,
+    /// Address of a web citation.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub url: Option<String>,
 }
 
 /// Final state of a turn.
@@ -577,4 +582,10 @@ pub struct RunState {
     pub choice: Option<String>,
     /// The user chose to continue despite low confidence.
     pub continue_anyway: bool,
+    /// Search the web too.
+    #[serde(default)]
+    pub web: bool,
+    /// Verified web citations, once searched (kept apart from document citations).
+    #[serde(default)]
+    pub web_citations: Option<Vec<Citation>>,
 }
