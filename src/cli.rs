@@ -322,6 +322,9 @@ pub enum ThreadsCmd {
         /// Format.
         #[arg(long, value_parser = ["md", "json"], default_value = "md")]
         format: String,
+        /// Export only this answer (for example one audit) with the request it answers.
+        #[arg(long)]
+        message: Option<String>,
     },
 }
 
@@ -1027,6 +1030,12 @@ fn print_turn(turn: &TurnResult, json: bool) -> Result<(), Error> {
         };
         println!("\nconfidence: {badge} ({:.2}) — {}", c.score, c.reason);
     }
+    if let Some(hit) = &turn.retrieval.cached_from {
+        println!(
+            "\n⚡ cached: the same question was answered on {} (similarity {:.2}: \"{}\")",
+            hit.answered_at, hit.similarity, hit.question
+        );
+    }
     if matches!(
         turn.answer.status,
         Status::NeedsClarification | Status::Refused
@@ -1108,11 +1117,19 @@ async fn run_threads(
                 Ok(())
             }
         }
-        ThreadsCmd::Export { thread, format } => {
+        ThreadsCmd::Export {
+            thread,
+            format,
+            message,
+        } => {
+            let view = match message {
+                Some(m) => agent.turn_view(profile, thread, m).await?,
+                None => agent.thread(profile, thread).await?,
+            };
             if format == "json" {
-                print_json(&agent.thread(profile, thread).await?)
+                print_json(&view)
             } else {
-                println!("{}", agent.export_markdown(profile, thread).await?);
+                println!("{}", crate::agent::render_markdown(&view));
                 Ok(())
             }
         }

@@ -127,6 +127,8 @@ pub struct Settings {
     pub confidence: crate::agent::ConfidenceSettings,
     /// Web search (off by default).
     pub web: crate::web::WebSettings,
+    /// The semantic answer cache.
+    pub cache: crate::agent::CacheSettings,
 }
 
 /// The paths of one data directory.

@@ -493,6 +493,27 @@ async fn audit_flags_rule_conflicts_with_verified_clauses_and_passes_a_compliant
     // Reopened offline, the report is exactly what was shown.
     let view = agent.thread(&p, &turn.thread_id).await.unwrap();
     assert_eq!(view.messages[1].audit.as_ref(), Some(&report));
+    // One audit exports alone: the request and the report, with a findings table.
+    let one = agent
+        .turn_view(&p, &turn.thread_id, &turn.message_id)
+        .await
+        .unwrap();
+    assert_eq!(one.messages.len(), 2);
+    assert_eq!(one.messages[0].role, "user");
+    assert_eq!(one.messages[1].audit.as_ref(), Some(&report));
+    let md = policypal::agent::render_markdown(&one);
+    assert!(
+        md.contains("| Severity | Document | Page | Finding |"),
+        "{md}"
+    );
+    for f in &report.findings {
+        assert!(md.contains(&format!("| {} | ", f.severity.label())), "{md}");
+    }
+    let e = agent
+        .turn_view(&p, &turn.thread_id, "no-such-message")
+        .await
+        .unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::InvalidInput);
 
     // A compliant text comes back "Compliant", with no finding raised on similarity alone.
     let compliant = "Our bank maintains a minimum total capital ratio of 11 per cent of its risk-weighted assets. \
@@ -695,4 +716,112 @@ async fn threads_are_listed_renamed_archived_and_scoped_by_profile() {
         agent.thread(&bob, &a.thread_id).await.unwrap_err().kind(),
         ErrorKind::NotFound
     );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_question_that_means_the_same_is_served_from_the_cache_until_the_library_changes() {
+    let t = TestLib::new().await;
+    let p = t.profile("alice").await;
+    let doc = ingest(&t.lib, &p, request(fixture("capital-2024.pdf")))
+        .await
+        .unwrap()
+        .document;
+    let agent = Agent::new(&t.lib);
+    let first = agent
+        .ask(
+            &p,
+            ask("What capital conservation buffer must a licensed bank hold?"),
+            QUIET,
+        )
+        .await
+        .unwrap();
+    assert_eq!(
+        first.answer.status,
+        Status::Answered,
+        "{}",
+        first.answer.text
+    );
+    assert!(!first.cached);
+    assert_eq!(t.lib.store().cached_answer_count(&p.id).await.unwrap(), 1);
+
+    // Same meaning, other words, another thread: the stored answer, marked as cached.
+    let again = agent
+        .ask(
+            &p,
+            ask("Which capital conservation buffer does a licensed bank have to hold?"),
+            QUIET,
+        )
+        .await
+        .unwrap();
+    assert!(again.cached, "{:?}", again.retrieval);
+    let hit = again.retrieval.cached_from.clone().unwrap();
+    assert_eq!(hit.message_id, first.message_id);
+    assert!(hit.similarity >= 0.9, "{}", hit.similarity);
+    assert_eq!(again.answer.text, first.answer.text);
+    assert_eq!(again.answer.citations, first.answer.citations);
+    assert_ne!(again.thread_id, first.thread_id);
+    // Reopened offline, the turn still says where it came from.
+    let view = agent.thread(&p, &again.thread_id).await.unwrap();
+    assert_eq!(
+        view.messages[1].retrieval.as_ref().unwrap().cached_from,
+        Some(hit)
+    );
+
+    // Another year, a negation, another topic, another profile: answered afresh.
+    for q in [
+        "What capital conservation buffer must a licensed bank hold in 2025?",
+        "What capital conservation buffer must a licensed bank not hold?",
+        "When may a licensed bank distribute dividends?",
+    ] {
+        let turn = agent.ask(&p, ask(q), QUIET).await.unwrap();
+        assert!(!turn.cached, "{q}");
+    }
+    let bob = t.profile("bob").await;
+    ingest(&t.lib, &bob, request(fixture("capital-2024.pdf")))
+        .await
+        .unwrap();
+    let turn = agent
+        .ask(
+            &bob,
+            ask("What capital conservation buffer must a licensed bank hold?"),
+            QUIET,
+        )
+        .await
+        .unwrap();
+    assert!(!turn.cached, "the cache is per profile");
+    assert!(t.lib.store().cached_answer_count(&bob.id).await.unwrap() >= 1);
+
+    // Scoped to other documents: not the same request.
+    let scoped = agent
+        .ask(
+            &p,
+            AskRequest {
+                documents: vec![doc.id.clone()],
+                ..ask("What capital conservation buffer must a licensed bank hold?")
+            },
+            QUIET,
+        )
+        .await
+        .unwrap();
+    assert!(!scoped.cached);
+
+    // A library change (here: disabling a document) forgets the profile's cache, only its own.
+    t.lib.set_enabled(&p, &doc.id, false).await.unwrap();
+    t.lib.set_enabled(&p, &doc.id, true).await.unwrap();
+    assert_eq!(t.lib.store().cached_answer_count(&p.id).await.unwrap(), 0);
+    assert!(t.lib.store().cached_answer_count(&bob.id).await.unwrap() >= 1);
+    let fresh = agent
+        .ask(
+            &p,
+            ask("Which capital conservation buffer does a licensed bank have to hold?"),
+            QUIET,
+        )
+        .await
+        .unwrap();
+    assert!(!fresh.cached);
+    // A new version of the document also forgets it.
+    ingest(&t.lib, &p, request(fixture("capital-2025.pdf")))
+        .await
+        .unwrap();
+    assert_eq!(t.lib.store().cached_answer_count(&p.id).await.unwrap(), 0);
 }

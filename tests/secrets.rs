@@ -6,15 +6,15 @@ use policypal::secrets::{self, SecretError};
 fn keys_round_trip_through_the_keychain_and_never_touch_files() {
     let strict = std::env::var("POLICYPAL_TEST_KEYRING").is_ok_and(|v| v == "1");
     let value = "sk-test-0123456789abcdef";
-    match secrets::set(secrets::WEB_SEARCH_KEY, value) {
+    match secrets::set(secrets::EMBEDDINGS_KEY, value) {
         Ok(()) => {
             assert_eq!(
-                secrets::get(secrets::WEB_SEARCH_KEY).unwrap().as_deref(),
+                secrets::get(secrets::EMBEDDINGS_KEY).unwrap().as_deref(),
                 Some(value)
             );
-            secrets::delete(secrets::WEB_SEARCH_KEY).unwrap();
-            assert_eq!(secrets::get(secrets::WEB_SEARCH_KEY).unwrap(), None);
-            secrets::delete(secrets::WEB_SEARCH_KEY).unwrap();
+            secrets::delete(secrets::EMBEDDINGS_KEY).unwrap();
+            assert_eq!(secrets::get(secrets::EMBEDDINGS_KEY).unwrap(), None);
+            secrets::delete(secrets::EMBEDDINGS_KEY).unwrap();
         }
         Err(e) => {
             assert!(!strict, "a keychain was provided but failed: {e}");

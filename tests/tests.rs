@@ -14,3 +14,4 @@ mod lifecycle;
 mod openai;
 mod search;
 mod secrets;
+mod web;

@@ -7,6 +7,7 @@
 
 pub mod audit;
 mod auditor;
+mod cache;
 pub mod compare;
 pub mod extractive;
 pub mod resolve;
@@ -41,6 +42,26 @@ impl Default for ConfidenceSettings {
         Self {
             high: 0.62,
             medium: 0.42,
+        }
+    }
+}
+
+/// The semantic answer cache (spec 000).
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(default)]
+pub struct CacheSettings {
+    /// Serve a stored answer to a question that means the same.
+    pub enabled: bool,
+    /// Cosine similarity of the two questions' embeddings at or above which they mean the same
+    /// (their numbers, codes and negations must also be equal).
+    pub min_similarity: f32,
+}
+
+impl Default for CacheSettings {
+    fn default() -> Self {
+        Self {
+            enabled: true,
+            min_similarity: 0.9,
         }
     }
 }
@@ -347,6 +368,7 @@ impl<'a> Agent<'a> {
             continue_anyway: false,
             web: req.web || tags.web,
             web_citations: None,
+            cached_from: None,
         };
         emit(&Event::Started {
             thread_id,
@@ -879,6 +901,9 @@ impl<'a> Agent<'a> {
         emit: Emit<'_>,
     ) -> Result<Transition, Error> {
         let action = state.action.unwrap_or(Action::Inquire);
+        if self.from_cache(profile, state).await? {
+            return Ok(Transition::Next(Node::Persist));
+        }
         if action == Action::Summarize {
             return self.summarize(profile, state).await;
         }
@@ -1932,6 +1957,7 @@ impl<'a> Agent<'a> {
                     score: e.score,
                 })
                 .collect(),
+            cached_from: state.cached_from.clone(),
         };
         let turn = TurnResult {
             thread_id: state.thread_id.clone(),
@@ -1939,7 +1965,7 @@ impl<'a> Agent<'a> {
             action: state.action,
             answer,
             retrieval,
-            cached: false,
+            cached: state.cached_from.is_some(),
         };
         let stored = StoredTurn {
             status: turn.answer.status,
@@ -1971,6 +1997,7 @@ impl<'a> Agent<'a> {
                 },
             )
             .await?;
+        self.remember(profile, state, &turn).await?;
         Ok(turn)
     }
 
@@ -1994,8 +2021,8 @@ impl<'a> Agent<'a> {
                 usage: stored.usage,
                 audit: m.audit,
             },
+            cached: stored.info.cached_from.is_some(),
             retrieval: stored.info,
-            cached: false,
         })
     }
 
@@ -2015,46 +2042,112 @@ impl<'a> Agent<'a> {
         })
     }
 
-    /// A thread as Markdown (citations included).
+    /// One turn of a thread: the assistant message `message_id` (an answer or an audit) and the
+    /// user message it answers, for exporting a single result.
+    pub async fn turn_view(
+        &self,
+        profile: &Profile,
+        thread_id: &str,
+        message_id: &str,
+    ) -> Result<ThreadView, Error> {
+        let mut v = self.thread(profile, thread_id).await?;
+        let Some(i) = v
+            .messages
+            .iter()
+            .position(|m| m.id == message_id && m.role == "assistant")
+        else {
+            return Err(Error::InvalidInput(format!(
+                "message {message_id} is not an answer in thread {thread_id}; see `policypal threads show {thread_id} --json` for message ids"
+            )));
+        };
+        let start = v.messages[..i]
+            .iter()
+            .rposition(|m| m.role == "user")
+            .unwrap_or(i);
+        v.messages = v.messages[start..=i].to_vec();
+        Ok(v)
+    }
+
+    /// A thread as Markdown: every message with its confidence, findings and citations.
     pub async fn export_markdown(
         &self,
         profile: &Profile,
         thread_id: &str,
     ) -> Result<String, Error> {
-        let v = self.thread(profile, thread_id).await?;
-        let mut out = format!(
-            "# {}\n\n",
-            if v.conversation.title.is_empty() {
-                "Conversation"
-            } else {
-                &v.conversation.title
-            }
-        );
-        for m in &v.messages {
-            let who = if m.role == "user" { "You" } else { "PolicyPal" };
-            out.push_str(&format!("## {who} — {}\n\n{}\n\n", m.created_at, m.content));
-            if let Some(c) = &m.confidence {
+        Ok(render_markdown(&self.thread(profile, thread_id).await?))
+    }
+}
+
+/// Markdown of a thread view (whole thread or one turn).
+pub fn render_markdown(v: &ThreadView) -> String {
+    let mut out = format!(
+        "# {}\n\n",
+        if v.conversation.title.is_empty() {
+            "Conversation"
+        } else {
+            &v.conversation.title
+        }
+    );
+    for m in &v.messages {
+        let who = if m.role == "user" { "You" } else { "PolicyPal" };
+        out.push_str(&format!("## {who} — {}\n\n{}\n\n", m.created_at, m.content));
+        if let Some(hit) = m.retrieval.as_ref().and_then(|r| r.cached_from.as_ref()) {
+            out.push_str(&format!(
+                "Served from the answer cache (same question answered on {}).\n\n",
+                hit.answered_at
+            ));
+        }
+        if let Some(c) = &m.confidence {
+            out.push_str(&format!(
+                "Confidence: {:?} ({:.2}) — {}\n\n",
+                c.level, c.score, c.reason
+            ));
+        }
+        if let Some(a) = &m.audit
+            && !a.findings.is_empty()
+        {
+            out.push_str(&format!(
+                "Findings ({}):\n\n| Severity | Document | Page | Finding | Source quote | Required by |\n|---|---|---|---|---|---|\n",
+                a.overall_status.label()
+            ));
+            let cell = |s: &str| s.replace('|', "\\|").replace('\n', " ");
+            for f in &a.findings {
                 out.push_str(&format!(
-                    "Confidence: {:?} ({:.2}) — {}\n\n",
-                    c.level, c.score, c.reason
+                    "| {} | {} | {} | {} | “{}” | “{}” |\n",
+                    f.severity.label(),
+                    cell(&f.target_doc_title),
+                    f.target.page,
+                    cell(&f.summary),
+                    cell(&f.source_quote),
+                    cell(&f.target.quote)
                 ));
             }
-            for (i, c) in m.citations.iter().enumerate() {
-                out.push_str(&format!(
+            out.push('\n');
+        }
+        for (i, c) in m.citations.iter().enumerate() {
+            match c.source_type {
+                SourceType::Web => out.push_str(&format!(
+                    "[{}] 🌐 {} — {}: “{}”\n",
+                    i + 1,
+                    c.title,
+                    c.url.as_deref().unwrap_or_default(),
+                    c.quote
+                )),
+                SourceType::Document => out.push_str(&format!(
                     "[{}] {}, page {} ({}): “{}”\n",
                     i + 1,
                     label(&c.title, &c.version),
                     c.page,
                     c.file_name,
                     c.quote
-                ));
-            }
-            if !m.citations.is_empty() {
-                out.push('\n');
+                )),
             }
         }
-        Ok(out)
+        if !m.citations.is_empty() {
+            out.push('\n');
+        }
     }
+    out
 }
 
 /// What is stored with an assistant message besides text, citations and confidence.

@@ -465,6 +465,22 @@ pub struct RetrievalInfo {
     pub mode: Mode,
     /// Passages considered (ids and scores).
     pub evidence: Vec<EvidenceScore>,
+    /// The earlier answer this one was served from (semantic cache).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cached_from: Option<CacheHit>,
+}
+
+/// Where a cached answer came from.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CacheHit {
+    /// The earlier assistant message.
+    pub message_id: String,
+    /// The question it answered.
+    pub question: String,
+    /// Cosine similarity of the two questions.
+    pub similarity: f32,
+    /// When the earlier answer was given.
+    pub answered_at: String,
 }
 
 /// A passage's id and scores.
@@ -535,7 +551,7 @@ pub struct TurnResult {
     pub answer: Answer,
     /// Retrieval metadata.
     pub retrieval: RetrievalInfo,
-    /// The answer came from the cache (always false until the cache exists).
+    /// The answer was served from the semantic cache (see `retrieval.cached_from`).
     pub cached: bool,
 }
 
@@ -588,4 +604,7 @@ pub struct RunState {
     /// Verified web citations, once searched (kept apart from document citations).
     #[serde(default)]
     pub web_citations: Option<Vec<Citation>>,
+    /// Set when the answer was served from the semantic cache.
+    #[serde(default)]
+    pub cached_from: Option<CacheHit>,
 }
