@@ -56,6 +56,8 @@ pub struct AppInfo {
     pub profiles: Vec<Profile>,
     /// True when a language model is configured (answers default to generative).
     pub llm_configured: bool,
+    /// True when web search is switched on (the @web pill is offered).
+    pub web_enabled: bool,
 }
 
 /// A file to add to the library, as the upload dialog fills it in.
@@ -133,6 +135,9 @@ pub struct UiSettings {
     pub base_url: String,
     /// Model per action (`inquire`, `summarize`, `compare`, `audit`).
     pub models: HashMap<String, String>,
+    /// Web search may be used (off by default).
+    #[serde(default)]
+    pub web_search: bool,
 }
 
 /// OpenAI's API.
@@ -217,6 +222,7 @@ impl Desk {
             profile: self.profile().await?,
             profiles: lib.store().profiles().await?,
             llm_configured: lib.settings().llm.is_some(),
+            web_enabled: lib.settings().web.enabled,
         })
     }
 
@@ -253,6 +259,15 @@ impl Desk {
             .store()
             .update_profile(&p.id, industry, location)
             .await?;
+        *self.profile.write().await = Some(p.clone());
+        Ok(p)
+    }
+
+    /// Switches PII redaction for the active profile and sets the names to redact.
+    pub async fn set_privacy(&self, redact_pii: bool, names: &[String]) -> IpcResult<Profile> {
+        let lib = self.library().await?;
+        let p = self.profile().await?;
+        let p = lib.store().set_privacy(&p.id, redact_pii, names).await?;
         *self.profile.write().await = Some(p.clone());
         Ok(p)
     }
@@ -498,12 +513,21 @@ impl Desk {
     }
 
     /// A conversation as Markdown or JSON.
-    pub async fn export_thread(&self, id: &str, format: ExportFormat) -> IpcResult<String> {
+    pub async fn export_thread(
+        &self,
+        id: &str,
+        message_id: Option<&str>,
+        format: ExportFormat,
+    ) -> IpcResult<String> {
         let (lib, p) = (self.library().await?, self.profile().await?);
         let agent = Agent::new(&lib);
+        let view = match message_id {
+            Some(m) => agent.turn_view(&p, id, m).await?,
+            None => agent.thread(&p, id).await?,
+        };
         match format {
-            ExportFormat::Markdown => Ok(agent.export_markdown(&p, id).await?),
-            ExportFormat::Json => serde_json::to_string_pretty(&agent.thread(&p, id).await?)
+            ExportFormat::Markdown => Ok(policypal::agent::render_markdown(&view)),
+            ExportFormat::Json => serde_json::to_string_pretty(&view)
                 .map_err(|e| Error::Internal(e.to_string()).into()),
         }
     }
@@ -546,6 +570,7 @@ impl Desk {
                 Some(llm)
             }
         };
+        settings.web.enabled = s.web_search;
         self.dir.save_settings(&settings)?;
         let mut guard = self.lib.write().await;
         let mut fresh = Library::open(self.dir.clone()).await?;
@@ -618,11 +643,13 @@ impl Drop for RunTicket<'_> {
 }
 
 fn ui_settings(s: &Settings) -> UiSettings {
+    let web_search = s.web.enabled;
     match &s.llm {
         None => UiSettings {
             mode: AnswerMode::Extractive,
             base_url: "http://127.0.0.1:11434/v1".into(),
             models: LlmSettings::default().models,
+            web_search,
         },
         Some(l) => UiSettings {
             mode: if l.base_url.trim_end_matches('/') == OPENAI_URL {
@@ -632,6 +659,7 @@ fn ui_settings(s: &Settings) -> UiSettings {
             },
             base_url: l.base_url.clone(),
             models: l.models.clone(),
+            web_search,
         },
     }
 }

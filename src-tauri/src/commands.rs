@@ -69,6 +69,16 @@ pub async fn profile_update(
     desk.update_profile(&industry, &location).await
 }
 
+/// Switches PII redaction for the active profile.
+#[tauri::command]
+pub async fn profile_privacy(
+    desk: State<'_, Desk>,
+    redact_pii: bool,
+    names: Vec<String>,
+) -> IpcResult<Profile> {
+    desk.set_privacy(redact_pii, &names).await
+}
+
 /// The active profile's documents.
 #[tauri::command]
 pub async fn documents_list(desk: State<'_, Desk>) -> IpcResult<Vec<Document>> {
@@ -250,9 +260,17 @@ pub async fn thread_export(
     app: AppHandle,
     desk: State<'_, Desk>,
     id: String,
+    message_id: Option<String>,
     format: ExportFormat,
 ) -> IpcResult<Option<String>> {
-    let body = desk.export_thread(&id, format).await?;
+    let body = desk
+        .export_thread(&id, message_id.as_deref(), format)
+        .await?;
+    let what = if message_id.is_some() {
+        "answer"
+    } else {
+        "conversation"
+    };
     let (ext, name) = match format {
         ExportFormat::Markdown => ("md", "Markdown"),
         ExportFormat::Json => ("json", "JSON"),
@@ -260,8 +278,8 @@ pub async fn thread_export(
     let path = tauri::async_runtime::spawn_blocking(move || {
         app.dialog()
             .file()
-            .set_title("Export conversation")
-            .set_file_name(format!("conversation.{ext}"))
+            .set_title(format!("Export {what}"))
+            .set_file_name(format!("{what}.{ext}"))
             .add_filter(name, &[ext])
             .blocking_save_file()
     })

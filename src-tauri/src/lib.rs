@@ -42,6 +42,7 @@ pub fn run() -> ExitCode {
             commands::profile_create,
             commands::profile_switch,
             commands::profile_update,
+            commands::profile_privacy,
             commands::documents_list,
             commands::sets_list,
             commands::document_ingest,

@@ -178,10 +178,18 @@ async fn answers_stream_and_reopened_history_needs_no_model() {
             .is_empty()
     );
     let md = desk
-        .export_thread(&turn.thread_id, ExportFormat::Markdown)
+        .export_thread(&turn.thread_id, None, ExportFormat::Markdown)
         .await
         .unwrap();
     assert!(md.contains("page"), "{md}");
+    // One answer alone: its question and the answer, nothing else.
+    let one = desk
+        .export_thread(&turn.thread_id, Some(&turn.message_id), ExportFormat::Json)
+        .await
+        .unwrap();
+    let one: serde_json::Value = serde_json::from_str(&one).unwrap();
+    assert_eq!(one["messages"].as_array().unwrap().len(), 2);
+    assert_eq!(one["messages"][1]["id"], turn.message_id.as_str());
     desk.close().await;
 
     // Reopen with the model gone: the conversation is restored whole, offline.
@@ -294,6 +302,7 @@ async fn answering_mode_is_saved_validated_and_applied() {
         mode: AnswerMode::Local,
         base_url: "ftp://127.0.0.1/v1".into(),
         models: Default::default(),
+        web_search: false,
     };
     let err = desk.save_settings(s.clone()).await.unwrap_err();
     assert_eq!(kind(&err), IpcErrorKind::Core(ErrorKind::InvalidInput));
@@ -321,6 +330,27 @@ async fn answering_mode_is_saved_validated_and_applied() {
         .unwrap();
     assert_eq!(back.mode, AnswerMode::Extractive);
     assert!(!desk.info().await.unwrap().llm_configured);
+    assert!(!desk.info().await.unwrap().web_enabled, "web search is off by default");
+
+    // Web search is switched on and off with the rest of the settings.
+    let on = desk
+        .save_settings(UiSettings {
+            web_search: true,
+            ..back
+        })
+        .await
+        .unwrap();
+    assert!(on.web_search);
+    assert!(dir.load_settings().unwrap().web.enabled);
+    assert!(desk.info().await.unwrap().web_enabled);
+
+    // PII redaction is a setting of the active profile.
+    let p = desk
+        .set_privacy(true, &["Jane Doe".into()])
+        .await
+        .unwrap();
+    assert!(p.redact_pii);
+    assert_eq!(desk.info().await.unwrap().profile.redact_names.0, vec!["Jane Doe".to_owned()]);
     desk.close().await;
 }
 

@@ -101,6 +101,7 @@ export default function App() {
           onAddFiles={pickFiles}
           modelInstalled={info.data.model_installed}
           modelDir={info.data.model_dir}
+          webEnabled={info.data.web_enabled}
         />
       </main>
       <SourcesPanel open={sourcesOpen} onToggle={() => setSourcesOpen((o) => !o)} state={sources} />

@@ -41,6 +41,8 @@ export const Profile = z.object({
   industry: z.string(),
   location: z.string(),
   created_at: z.string(),
+  redact_pii: z.boolean().default(false),
+  redact_names: z.array(z.string()).default([]),
 });
 export type Profile = z.infer<typeof Profile>;
 
@@ -94,6 +96,7 @@ export const Citation = z.object({
   page: z.number(),
   chunk_id: z.string(),
   quote: z.string(),
+  url: z.string().nullish(),
 });
 export type Citation = z.infer<typeof Citation>;
 
@@ -131,6 +134,32 @@ export const Interrupt = z.object({
   options: z.array(ChoiceOption),
 });
 
+export const Severity = z.enum(["critical", "high", "medium", "low"]);
+export type Severity = z.infer<typeof Severity>;
+export const AuditStatus = z.enum(["compliant", "minor_issues", "major_violations"]);
+export type AuditStatus = z.infer<typeof AuditStatus>;
+export const Finding = z.object({
+  target_doc_id: z.string(),
+  target_doc_title: z.string(),
+  theme: z.string(),
+  severity: Severity,
+  summary: z.string(),
+  consequence: z.string(),
+  source_quote: z.string(),
+  target: Citation,
+  suggestion: z.string(),
+  confidence_score: z.number(),
+});
+export type Finding = z.infer<typeof Finding>;
+export const AuditReport = z.object({
+  overall_status: AuditStatus,
+  findings: z.array(Finding),
+  summary: z.string(),
+});
+export type AuditReport = z.infer<typeof AuditReport>;
+export const CacheHit = z.object({ message_id: z.string(), question: z.string(), similarity: z.number(), answered_at: z.string() });
+export const RetrievalInfo = z.object({ cached_from: CacheHit.nullish() });
+
 export const TurnResult = z.object({
   thread_id: z.string(),
   message_id: z.string(),
@@ -142,6 +171,7 @@ export const TurnResult = z.object({
   options: z.array(ChoiceOption),
   usage: Usage.nullable(),
   cached: z.boolean(),
+  audit: AuditReport.nullish(),
 });
 export type TurnResult = z.infer<typeof TurnResult>;
 
@@ -155,6 +185,8 @@ export const StoredMessage = z.object({
   status: Status.nullable(),
   options: z.array(ChoiceOption),
   usage: Usage.nullable(),
+  audit: AuditReport.nullish(),
+  retrieval: RetrievalInfo.nullish(),
   created_at: z.string(),
 });
 export type StoredMessage = z.infer<typeof StoredMessage>;
@@ -196,6 +228,7 @@ export const AppInfo = z.object({
   profile: Profile,
   profiles: z.array(Profile),
   llm_configured: z.boolean(),
+  web_enabled: z.boolean().default(false),
 });
 export type AppInfo = z.infer<typeof AppInfo>;
 
@@ -204,6 +237,7 @@ export const UiSettings = z.object({
   mode: AnswerMode,
   base_url: z.string(),
   models: z.record(z.string(), z.string()),
+  web_search: z.boolean().default(false),
 });
 export type UiSettings = z.infer<typeof UiSettings>;
 
@@ -237,6 +271,7 @@ export const api = {
     call(Profile, "profile_create", { name, industry, location }),
   switchProfile: (id: string) => call(Profile, "profile_switch", { id }),
   updateProfile: (industry: string, location: string) => call(Profile, "profile_update", { industry, location }),
+  setPrivacy: (redactPii: boolean, names: string[]) => call(Profile, "profile_privacy", { redactPii, names }),
 
   documents: () => call(z.array(Document), "documents_list"),
   sets: () => call(z.array(DocSet), "sets_list"),
@@ -267,6 +302,7 @@ export const api = {
       documents: string[];
       set?: string;
       action?: Action;
+      web?: boolean;
     },
     onEvent: (e: AgentEvent) => void,
   ) => call(TurnResult, "ask", { args, events: channel(onEvent) }),
@@ -278,8 +314,8 @@ export const api = {
   thread: (id: string) => call(ThreadView, "thread_get", { id }),
   renameThread: (id: string, title: string) => call(Void, "thread_rename", { id, title }),
   archiveThread: (id: string, archived: boolean) => call(Void, "thread_archive", { id, archived }),
-  exportThread: (id: string, format: "markdown" | "json") =>
-    call(z.string().nullable(), "thread_export", { id, format }),
+  exportThread: (id: string, format: "markdown" | "json", messageId?: string) =>
+    call(z.string().nullable(), "thread_export", { id, format, messageId }),
 
   settings: () => call(UiSettings, "settings_get"),
   saveSettings: (settings: UiSettings) => call(UiSettings, "settings_save", { settings }),

@@ -48,4 +48,14 @@ describe("mention menu", () => {
     };
     expect(pillsOf(editorDoc)).toEqual({ documents: ["a", "b"], set: "Bank: Negara", action: "compare" });
   });
+
+  it("offers @web only when web search is switched on, and carries it as a flag", () => {
+    const off = mentionItems("web", [], []);
+    expect(off).toHaveLength(1);
+    expect(off[0].disabled).toBe(true);
+    const on = mentionItems("web", [], [], true);
+    expect(on[0].disabled).toBeUndefined();
+    const editorDoc = { type: "doc", content: [{ type: "paragraph", content: [{ type: "mention", attrs: { id: "web:search" } }, { type: "text" }] }] };
+    expect(pillsOf(editorDoc)).toEqual({ documents: [], web: true });
+  });
 });

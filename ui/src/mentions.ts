@@ -18,7 +18,7 @@ const CATEGORY: Record<MentionKind, string> = { action: "Actions", set: "Sets", 
 export const categoryOf = (k: MentionKind) => CATEGORY[k];
 
 /** The menu for what was typed after "@", in category order, at most 8 per category. */
-export function mentionItems(query: string, docs: Document[], sets: DocSet[]): MentionItem[] {
+export function mentionItems(query: string, docs: Document[], sets: DocSet[], webEnabled = false): MentionItem[] {
   const q = query.trim().toLowerCase();
   const hit = (s: string) => q === "" || s.toLowerCase().includes(q);
   const actions = ACTIONS.filter((a) => hit(a.label)).map((a) => ({ id: `action:${a.id}`, label: a.label, kind: "action" as const, hint: a.hint }));
@@ -32,11 +32,17 @@ export function mentionItems(query: string, docs: Document[], sets: DocSet[]): M
       kind: "doc" as const,
       hint: d.status === "disabled" ? "disabled" : d.superseded_by ? "superseded" : d.doc_type === "regulatory" ? "regulatory" : "policy",
     }));
-  const web = hit("web") ? [{ id: "web:search", label: "web", kind: "web" as const, hint: "Web search is not available in this version", disabled: true }] : [];
+  const web = hit("web")
+    ? [
+        webEnabled
+          ? { id: "web:search", label: "web", kind: "web" as const, hint: "Also search the web (shown apart from your library)" }
+          : { id: "web:search", label: "web", kind: "web" as const, hint: "Web search is off (Settings)", disabled: true },
+      ]
+    : [];
   return [...actions.slice(0, 8), ...setItems.slice(0, 8), ...docItems.slice(0, 8), ...web];
 }
 
-export type Pills = { documents: string[]; set?: string; action?: Action };
+export type Pills = { documents: string[]; set?: string; action?: Action; web?: boolean };
 
 type JsonNode = { type?: string; attrs?: { id?: string | null }; content?: JsonNode[] };
 
@@ -50,6 +56,7 @@ export function pillsOf(doc: JsonNode): Pills {
       if (kind === "doc" && !out.documents.includes(value)) out.documents.push(value);
       if (kind === "set") out.set = value;
       if (kind === "action") out.action = value as Action;
+      if (kind === "web") out.web = true;
     }
     n.content?.forEach(walk);
   };

@@ -88,9 +88,11 @@ export function ChatInput(props: {
   onSend: (m: Outgoing) => void;
   onStop: () => void;
   focusSignal: number;
+  /** Web search is switched on: the @web pill can be chosen. */
+  webEnabled?: boolean;
 }) {
-  const data = useRef({ docs: props.docs, sets: props.sets });
-  data.current = { docs: props.docs, sets: props.sets };
+  const data = useRef({ docs: props.docs, sets: props.sets, web: props.webEnabled ?? false });
+  data.current = { docs: props.docs, sets: props.sets, web: props.webEnabled ?? false };
   const menuOpen = useRef(false);
   const send = useRef<() => void>(() => {});
   const [warning, setWarning] = useState<string | null>(null);
@@ -109,7 +111,7 @@ export function ChatInput(props: {
         ],
         suggestion: {
           char: "@",
-          items: ({ query }) => mentionItems(query, data.current.docs, data.current.sets),
+          items: ({ query }) => mentionItems(query, data.current.docs, data.current.sets, data.current.web),
           render: () => {
             let component: ReactRenderer<ListRef, ListProps> | null = null;
             const place = (rect: (() => DOMRect | null) | null | undefined) => {

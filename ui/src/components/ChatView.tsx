@@ -30,6 +30,7 @@ export function ChatView(props: {
   onAddFiles: () => void;
   modelInstalled: boolean;
   modelDir: string;
+  webEnabled?: boolean;
 }) {
   const qc = useQueryClient();
   const toast = useToast();
@@ -106,6 +107,7 @@ export function ChatView(props: {
           documents: m.documents,
           set: m.set,
           action: m.action,
+          web: m.web,
         },
         onEvent,
       ),
@@ -118,8 +120,9 @@ export function ChatView(props: {
     if (o.id === "tag_documents" || o.id === "rephrase") setFocusSignal((n) => n + 1);
     if (o.id === "rephrase") return;
     const last = messages[messages.length - 1];
-    if (last?.status !== "needs_clarification") {
-      // A refusal's options are about the next message, not this run.
+    if (last?.status !== "needs_clarification" && o.id !== "web" && o.id !== "continue") {
+      // A refusal's options are about the next message, not this run (except the low-confidence
+      // prompt's "search the web" and "continue anyway", which resume it).
       return;
     }
     const runKey = uid();
@@ -161,11 +164,30 @@ export function ChatView(props: {
               ) : (
                 <AssistantMessage
                   key={m.id}
-                  m={{ text: m.content, citations: m.citations, confidence: m.confidence, status: m.status, options: m.options, usage: m.usage }}
+                  m={{
+                    text: m.content,
+                    citations: m.citations,
+                    confidence: m.confidence,
+                    status: m.status,
+                    options: m.options,
+                    usage: m.usage,
+                    audit: m.audit,
+                    cached: Boolean(m.retrieval?.cached_from),
+                    cachedAt: m.retrieval?.cached_from?.answered_at ?? null,
+                  }}
                   optionsActive={!busy && m.id === lastId}
                   onChoose={(o) => choose(m.id, o)}
                   onCite={props.onSources}
                   onLink={(url) => void api.openLink(url).catch(toast.error)}
+                  onExport={
+                    threadId
+                      ? (format) =>
+                          void api
+                            .exportThread(threadId, format, m.id)
+                            .then((path) => path && toast.info(`Exported to ${path}`))
+                            .catch(toast.error)
+                      : undefined
+                  }
                 />
               ),
             )}
@@ -193,7 +215,7 @@ export function ChatView(props: {
           <div ref={bottom} />
         </div>
       </div>
-      <ChatInput docs={docs.data ?? []} sets={sets.data ?? []} busy={busy} onSend={send} onStop={stop} focusSignal={focusSignal} />
+      <ChatInput docs={docs.data ?? []} sets={sets.data ?? []} webEnabled={props.webEnabled} busy={busy} onSend={send} onStop={stop} focusSignal={focusSignal} />
     </>
   );
 }

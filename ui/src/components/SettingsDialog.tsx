@@ -5,6 +5,7 @@ import { api, toIpcError, type AppInfo, type UiSettings } from "../ipc";
 import { useToast } from "../toast";
 
 const LLM_KEY = "llm-api-key";
+const WEB_KEY = "web-search-api-key";
 const ACTIONS = ["inquire", "summarize", "compare", "audit"] as const;
 
 export function SettingsDialog(props: { open: boolean; onOpenChange: (o: boolean) => void; info: AppInfo; onProfileChanged: () => void }) {
@@ -24,11 +25,10 @@ export function SettingsDialog(props: { open: boolean; onOpenChange: (o: boolean
             <div className="min-h-0 flex-1 space-y-6 overflow-y-auto px-5 py-4 text-sm">
               <ProfileSection info={props.info} onProfileChanged={props.onProfileChanged} />
               <ModeSection />
-              <KeySection />
-              <section>
-                <h3 className="mb-2 font-semibold text-slate-700">Web search and PII redaction</h3>
-                <p className="text-slate-500">Not available in this version: PolicyPal answers only from your library and sends nothing to the web.</p>
-              </section>
+              <KeySection name={LLM_KEY} title="API key for the language model" placeholder="sk-…" />
+              <WebSection />
+              <KeySection name={WEB_KEY} title="API key for web search (Tavily)" placeholder="tvly-…" />
+              <PrivacySection info={props.info} />
               <section>
                 <h3 className="mb-2 font-semibold text-slate-700">Storage</h3>
                 <dl className="grid grid-cols-[140px_1fr] gap-y-1 text-slate-600">
@@ -122,7 +122,8 @@ function ModeSection() {
     if (settings.data) setDraft(settings.data);
   }, [settings.data]);
   const save = useMutation({
-    mutationFn: (s: UiSettings) => api.saveSettings(s),
+    // The web switch saves itself; keep its stored value.
+    mutationFn: (s: UiSettings) => api.saveSettings({ ...s, web_search: settings.data?.web_search ?? s.web_search }),
     onSuccess: (s) => {
       setDraft(s);
       void qc.invalidateQueries({ queryKey: ["settings"] });
@@ -181,23 +182,84 @@ function ModelRow({ action, value, onChange }: { action: string; value: string; 
   );
 }
 
-function KeySection() {
+function WebSection() {
+  const qc = useQueryClient();
   const toast = useToast();
-  const status = useQuery({ queryKey: ["key", LLM_KEY], queryFn: () => api.keyStatus(LLM_KEY) });
+  const settings = useQuery({ queryKey: ["settings"], queryFn: api.settings });
+  const save = useMutation({
+    mutationFn: (on: boolean) => api.saveSettings({ ...(settings.data as UiSettings), web_search: on }),
+    onSuccess: (s) => {
+      void qc.invalidateQueries({ queryKey: ["settings"] });
+      void qc.invalidateQueries({ queryKey: ["info"] });
+      toast.info(s.web_search ? "Web search switched on" : "Web search switched off");
+    },
+    onError: toast.error,
+  });
+  if (!settings.data) return null;
+  return (
+    <section>
+      <h3 className="mb-2 font-semibold text-slate-700">Web search</h3>
+      <label className="flex items-center gap-2">
+        <input type="checkbox" checked={settings.data.web_search} onChange={(e) => save.mutate(e.target.checked)} />
+        Allow web search with <b>@web</b> (off by default). Web results are shown in their own section, never as library citations.
+      </label>
+    </section>
+  );
+}
+
+function PrivacySection({ info }: { info: AppInfo }) {
+  const qc = useQueryClient();
+  const toast = useToast();
+  const [on, setOn] = useState(info.profile.redact_pii);
+  const [names, setNames] = useState(info.profile.redact_names.join("\n"));
+  useEffect(() => {
+    setOn(info.profile.redact_pii);
+    setNames(info.profile.redact_names.join("\n"));
+  }, [info.profile]);
+  const save = useMutation({
+    mutationFn: () => api.setPrivacy(on, names.split("\n")),
+    onSuccess: () => {
+      void qc.invalidateQueries({ queryKey: ["info"] });
+      toast.info("Privacy settings saved");
+    },
+    onError: toast.error,
+  });
+  return (
+    <section>
+      <h3 className="mb-2 font-semibold text-slate-700">PII redaction (profile {info.profile.name})</h3>
+      <label className="flex items-center gap-2">
+        <input type="checkbox" checked={on} onChange={(e) => setOn(e.target.checked)} />
+        Replace e-mails, phone numbers, IBANs, card numbers, national ids and the names below with placeholders in anything sent to a
+        language model or the web. Answers shown here keep the real text.
+      </label>
+      <label htmlFor="redact-names" className="mt-2 block text-slate-600">
+        Person names to redact (one per line)
+      </label>
+      <textarea id="redact-names" className="mt-1 h-16 w-full rounded border px-2 py-1 text-xs" value={names} onChange={(e) => setNames(e.target.value)} />
+      <button className="mt-2 rounded-md bg-slate-800 px-3 py-1 text-white" onClick={() => save.mutate()}>
+        Save privacy settings
+      </button>
+    </section>
+  );
+}
+
+function KeySection({ name, title, placeholder }: { name: string; title: string; placeholder: string }) {
+  const toast = useToast();
+  const status = useQuery({ queryKey: ["key", name], queryFn: () => api.keyStatus(name) });
   const [value, setValue] = useState("");
   const set = useMutation({
-    mutationFn: () => api.setKey(LLM_KEY, value),
+    mutationFn: () => api.setKey(name, value),
     onSuccess: () => {
       setValue("");
       void status.refetch();
     },
     onError: toast.error,
   });
-  const del = useMutation({ mutationFn: () => api.deleteKey(LLM_KEY), onSuccess: () => void status.refetch(), onError: toast.error });
+  const del = useMutation({ mutationFn: () => api.deleteKey(name), onSuccess: () => void status.refetch(), onError: toast.error });
   const err = status.isError ? toIpcError(status.error) : null;
   return (
     <section>
-      <h3 className="mb-2 font-semibold text-slate-700">API key for the language model</h3>
+      <h3 className="mb-2 font-semibold text-slate-700">{title}</h3>
       {err ? (
         <p className={err.kind === "no_keychain" ? "text-amber-800" : "text-red-700"}>
           {err.kind === "no_keychain" ? "No OS keychain is available, so keys cannot be stored. PolicyPal never writes keys to files. " : ""}
@@ -224,7 +286,7 @@ function KeySection() {
           if (value.trim()) set.mutate();
         }}
       >
-        <input className="flex-1 rounded border px-2 py-1 font-mono text-xs" type="password" autoComplete="off" value={value} placeholder="sk-…" onChange={(e) => setValue(e.target.value)} aria-label="API key" />
+        <input className="flex-1 rounded border px-2 py-1 font-mono text-xs" type="password" autoComplete="off" value={value} placeholder={placeholder} onChange={(e) => setValue(e.target.value)} aria-label={title} />
         <button className="rounded-md border px-3 py-1 hover:bg-slate-50" type="submit">
           Store key
         </button>
