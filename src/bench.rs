@@ -440,7 +440,7 @@ pub async fn actions(
     }
     let ids: Vec<String> = docs.iter().map(|d| d.id.clone()).collect();
     lib.embedder().await?;
-    let agent = Agent::new(lib);
+    let agent = Agent::new(lib).without_cache();
     let quiet = |_: &Event| {};
     let text = "Audit this text against the documents.\n\nAll files are kept for at least 30 days. \
         Staff must not share passwords. The maintainer keeps a change log. \

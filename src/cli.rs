@@ -1199,7 +1199,8 @@ async fn run_eval(
     let profile = lib.ensure_profile("eval").await?;
     eprintln!("ingesting the corpus in {}", corpus.display());
     let by_name = crate::eval::ingest_corpus(lib, &profile, corpus).await?;
-    let agent = Agent::new(lib);
+    // Every item is answered afresh: the evaluation measures the engine, not the cache.
+    let agent = Agent::new(lib).without_cache();
     let mut lines = Vec::new();
     for (i, item) in items.iter().enumerate() {
         let v = crate::eval::run_item(&agent, &profile, item, &by_name, Mode::Extractive).await;

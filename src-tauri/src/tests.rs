@@ -330,7 +330,10 @@ async fn answering_mode_is_saved_validated_and_applied() {
         .unwrap();
     assert_eq!(back.mode, AnswerMode::Extractive);
     assert!(!desk.info().await.unwrap().llm_configured);
-    assert!(!desk.info().await.unwrap().web_enabled, "web search is off by default");
+    assert!(
+        !desk.info().await.unwrap().web_enabled,
+        "web search is off by default"
+    );
 
     // Web search is switched on and off with the rest of the settings.
     let on = desk
@@ -345,12 +348,12 @@ async fn answering_mode_is_saved_validated_and_applied() {
     assert!(desk.info().await.unwrap().web_enabled);
 
     // PII redaction is a setting of the active profile.
-    let p = desk
-        .set_privacy(true, &["Jane Doe".into()])
-        .await
-        .unwrap();
+    let p = desk.set_privacy(true, &["Jane Doe".into()]).await.unwrap();
     assert!(p.redact_pii);
-    assert_eq!(desk.info().await.unwrap().profile.redact_names.0, vec!["Jane Doe".to_owned()]);
+    assert_eq!(
+        desk.info().await.unwrap().profile.redact_names.0,
+        vec!["Jane Doe".to_owned()]
+    );
     desk.close().await;
 }
 

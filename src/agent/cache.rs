@@ -52,7 +52,7 @@ fn cosine(a: &[f32], b: &[f32]) -> f32 {
 
 impl Agent<'_> {
     fn cacheable(&self, state: &RunState) -> bool {
-        self.lib.settings().cache.enabled
+        self.use_cache
             && !state.web
             && !state.continue_anyway
             && matches!(
@@ -117,7 +117,7 @@ impl Agent<'_> {
 
     /// Serves the answer from the cache when an earlier question means the same; returns true
     /// when it did (the answer and its origin are in `state`).
-    pub(super) async fn from_cache(
+    pub(super) async fn serve_cached(
         &self,
         profile: &Profile,
         state: &mut RunState,

@@ -7,6 +7,9 @@
 //! Must not: call models or stores.
 
 use std::collections::{HashMap, HashSet};
+use std::sync::LazyLock;
+
+use regex::Regex;
 
 use super::text::{Sentence, content_terms, sentences, stem};
 use super::types::Evidence;
@@ -88,9 +91,136 @@ pub fn missing_anchors(question: &str, texts: &[&str]) -> Vec<String> {
         .into_iter()
         .filter(|a| {
             let a = a.to_lowercase();
-            !lower.iter().any(|t| t.contains(&a))
+            !lower.iter().any(|t| contains_word(t, &a))
         })
         .collect()
+}
+
+/// `needle` occurs in `hay` with no letter or digit glued to either end ("SOC" is not in
+/// "association").
+fn contains_word(hay: &str, needle: &str) -> bool {
+    if needle.is_empty() {
+        return false;
+    }
+    let mut from = 0;
+    while let Some(i) = hay[from..].find(needle) {
+        let at = from + i;
+        let end = at + needle.len();
+        let before = hay[..at].chars().next_back();
+        let after = hay[end..].chars().next();
+        let glued = |c: Option<char>| c.is_some_and(char::is_alphanumeric);
+        if !glued(before) && !glued(after) {
+            return true;
+        }
+        from = at + needle.len().max(1);
+        while !hay.is_char_boundary(from) {
+            from += 1;
+        }
+    }
+    false
+}
+
+/// What kind of value a question asks for, when it names one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Expected {
+    /// "how many hours/days/…", "within how …": a number with a unit of time.
+    Duration,
+    /// "how often": a frequency ("every 90 days", "annually", "once a year").
+    Frequency,
+    /// "what salary/fee/fine", "how much … pay/cost": an amount of money.
+    Money,
+    /// "what permission mode": an octal mode ("1777") or permission letters.
+    Mode,
+    /// "how many …", "how long" (a time or a length), "what minimum … length": a number.
+    Number,
+    /// "which country's law governs", "in which court": a jurisdiction.
+    Jurisdiction,
+}
+
+impl Expected {
+    /// How the refusal names what is missing.
+    pub fn describe(self) -> &'static str {
+        match self {
+            Self::Duration => "a duration",
+            Self::Frequency => "a frequency",
+            Self::Money => "an amount of money",
+            Self::Mode => "a permission mode",
+            Self::Number => "a number",
+            Self::Jurisdiction => "a governing law or court",
+        }
+    }
+}
+
+static DURATION_Q: LazyLock<Option<Regex>> = LazyLock::new(|| {
+    Regex::new(r"\bhow (many|much) (business |working |calendar )?(seconds|minutes|hours|days|weeks|months|years)\b|\bwithin how\b").ok()
+});
+static FREQUENCY_Q: LazyLock<Option<Regex>> =
+    LazyLock::new(|| Regex::new(r"\bhow often\b|\bhow frequently\b").ok());
+static MONEY_Q: LazyLock<Option<Regex>> = LazyLock::new(|| {
+    Regex::new(r"\b(salary|stipend|wage|fee|fine|price|penalty amount|how much (money|does|do|is|are|will)[^?]*\b(pay|cost|charge)\w*)\b").ok()
+});
+static MODE_Q: LazyLock<Option<Regex>> =
+    LazyLock::new(|| Regex::new(r"\b(permission|file) mode\b|\bwhat mode\b").ok());
+static NUMBER_Q: LazyLock<Option<Regex>> = LazyLock::new(|| {
+    Regex::new(r"\bhow many\b|\bhow long\b|\bwhat (minimum|maximum) [a-z ]*(length|number|size|count|age)\b").ok()
+});
+static JURISDICTION_Q: LazyLock<Option<Regex>> = LazyLock::new(|| {
+    Regex::new(r"\b(which|what) (country|country's|state|state's|court|courts|jurisdiction)\b|\bgoverning law\b|\blaw governs\b").ok()
+});
+static JURISDICTION_A: LazyLock<Option<Regex>> = LazyLock::new(|| {
+    Regex::new(r"(?i)\b(courts?|jurisdiction|venue|governed by|construed (in accordance with|under)|laws? of (the )?[A-Z])").ok()
+});
+static NUMBER_WORDS: &str = "one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|thirty|forty|fifty|sixty|seventy|ninety|hundred|thousand|single|once|twice";
+static DURATION_A: LazyLock<Option<Regex>> = LazyLock::new(|| {
+    Regex::new(&format!(r"(?i)\b(\d+|{NUMBER_WORDS})([ -](business|working|calendar|full))?[ -](second|minute|hour|day|week|month|year)s?\b|\b(indefinitely|permanently|forever|immediately|promptly)\b")).ok()
+});
+static FREQUENCY_A: LazyLock<Option<Regex>> = LazyLock::new(|| {
+    Regex::new(&format!(r"(?i)\b(every|each|per|once a|twice a|times a)\b[^.]{{0,20}}\b(second|minute|hour|day|week|month|quarter|year|release|upload)s?\b|\b(daily|weekly|monthly|quarterly|annually|yearly|biannually|hourly|regularly|periodically)\b|\b({NUMBER_WORDS}|\d+) times\b")).ok()
+});
+static MONEY_A: LazyLock<Option<Regex>> = LazyLock::new(|| {
+    Regex::new(r"(?i)[$€£¥]\s?\d|\b\d[\d,.]*\s?(usd|eur|gbp|rm|dollars?|euros?|pounds?|ringgit)\b|\b(usd|eur|gbp|rm)\s?\d|\b(no|without|free of) (charge|fee|payment|salary|compensation)\b|\b(unpaid|volunteers?|paid)\b").ok()
+});
+static MODE_A: LazyLock<Option<Regex>> = LazyLock::new(|| {
+    Regex::new(
+        r"\b[0-7]?[0-7]{3}\b|\b[r-][w-][xsStT-]{1}[r-][w-][xsStT-][r-][w-][xsStT-]\b|\bsticky\b",
+    )
+    .ok()
+});
+static NUMBER_A: LazyLock<Option<Regex>> =
+    LazyLock::new(|| Regex::new(&format!(r"(?i)\b(\d+|{NUMBER_WORDS})\b")).ok());
+
+/// The kind of value a question asks for, if it names one clearly.
+pub fn expected(question: &str) -> Option<Expected> {
+    let q = question.to_lowercase();
+    let is = |r: &LazyLock<Option<Regex>>| r.as_ref().is_some_and(|re| re.is_match(&q));
+    if is(&FREQUENCY_Q) {
+        Some(Expected::Frequency)
+    } else if is(&DURATION_Q) {
+        Some(Expected::Duration)
+    } else if is(&JURISDICTION_Q) {
+        Some(Expected::Jurisdiction)
+    } else if is(&MODE_Q) {
+        Some(Expected::Mode)
+    } else if is(&MONEY_Q) {
+        Some(Expected::Money)
+    } else if is(&NUMBER_Q) {
+        Some(Expected::Number)
+    } else {
+        None
+    }
+}
+
+/// True when `text` holds a value of the expected kind.
+pub fn has_value(kind: Expected, text: &str) -> bool {
+    let re = match kind {
+        Expected::Duration => &DURATION_A,
+        Expected::Frequency => &FREQUENCY_A,
+        Expected::Money => &MONEY_A,
+        Expected::Mode => &MODE_A,
+        Expected::Number => &NUMBER_A,
+        Expected::Jurisdiction => &JURISDICTION_A,
+    };
+    re.as_ref().is_some_and(|r| r.is_match(text))
 }
 
 /// IDF of each question term over a set of texts (the candidate sentences).
@@ -252,6 +382,79 @@ mod tests {
             text_rank: Some(rank + 1),
             score: 0.1,
         }
+    }
+
+    #[test]
+    fn anchors_match_whole_words_only() {
+        assert_eq!(
+            missing_anchors(
+                "Which SOC 2 criteria apply?",
+                &["an association of developers"]
+            ),
+            vec!["SOC".to_owned()]
+        );
+        assert!(missing_anchors("What does GDPR say?", &["Under the GDPR, data…"]).is_empty());
+    }
+
+    #[test]
+    fn a_question_naming_a_kind_of_value_needs_one_in_the_answer() {
+        assert_eq!(
+            expected("Within how many hours must regulators be notified?"),
+            Some(Expected::Duration)
+        );
+        assert_eq!(
+            expected("How often must passwords be rotated?"),
+            Some(Expected::Frequency)
+        );
+        assert_eq!(
+            expected("What salary does the FSF pay maintainers?"),
+            Some(Expected::Money)
+        );
+        assert_eq!(
+            expected("What permission mode does the FHS require for /tmp?"),
+            Some(Expected::Mode)
+        );
+        assert_eq!(
+            expected("How many days of delay are suggested?"),
+            Some(Expected::Duration)
+        );
+        assert_eq!(expected("What is the purpose of /var?"), None);
+        assert!(has_value(
+            Expected::Duration,
+            "within 72 hours of discovery"
+        ));
+        assert!(has_value(Expected::Duration, "kept for seven years"));
+        assert!(!has_value(
+            Expected::Duration,
+            "information must sometimes be kept private for a time"
+        ));
+        assert!(has_value(Expected::Frequency, "reviewed annually"));
+        assert!(!has_value(
+            Expected::Frequency,
+            "the minimum files and directories required"
+        ));
+        assert!(has_value(Expected::Money, "a fee of $50"));
+        assert!(!has_value(
+            Expected::Money,
+            "how do you use separately-published modules"
+        ));
+        assert_eq!(
+            expected("Which country's law governs disputes under the licence?"),
+            Some(Expected::Jurisdiction)
+        );
+        assert!(has_value(
+            Expected::Jurisdiction,
+            "governed by the laws of England"
+        ));
+        assert!(!has_value(
+            Expected::Jurisdiction,
+            "the right to use and distribute the Package"
+        ));
+        assert!(has_value(Expected::Mode, "mode 1777"));
+        assert!(!has_value(
+            Expected::Mode,
+            "must be made available for programs"
+        ));
     }
 
     #[test]

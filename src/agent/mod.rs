@@ -173,6 +173,7 @@ pub struct Agent<'a> {
     lib: &'a Library,
     confidence: ConfidenceSettings,
     cancel: Arc<AtomicBool>,
+    use_cache: bool,
 }
 
 /// A turn of a thread as shown when the thread is reopened.
@@ -256,7 +257,14 @@ impl<'a> Agent<'a> {
             lib,
             confidence: lib.settings().confidence,
             cancel: Arc::new(AtomicBool::new(false)),
+            use_cache: lib.settings().cache.enabled,
         }
+    }
+
+    /// Neither serves nor stores cached answers (the evaluation measures the engine itself).
+    pub fn without_cache(mut self) -> Self {
+        self.use_cache = false;
+        self
     }
 
     /// Uses other confidence thresholds.
@@ -901,7 +909,7 @@ impl<'a> Agent<'a> {
         emit: Emit<'_>,
     ) -> Result<Transition, Error> {
         let action = state.action.unwrap_or(Action::Inquire);
-        if self.from_cache(profile, state).await? {
+        if self.serve_cached(profile, state).await? {
             return Ok(Transition::Next(Node::Persist));
         }
         if action == Action::Summarize {
@@ -1035,7 +1043,15 @@ impl<'a> Agent<'a> {
             .map(|e| e.vector_score)
             .fold(0.0f32, f32::max);
         let evidence_texts: Vec<&str> = state.evidence.iter().map(|e| e.text.as_str()).collect();
-        let missing = extractive::missing_anchors(&own, &evidence_texts);
+        let mut missing = extractive::missing_anchors(&own, &evidence_texts);
+        // A question that asks for a kind of value ("within how many hours", "how often", "what
+        // salary") is not answered by quotes that hold none.
+        if let Some(kind) = extractive::expected(&own)
+            && !citations.is_empty()
+            && !extractive::has_value(kind, &cited_text)
+        {
+            missing.push(kind.describe().to_owned());
+        }
         let verification = if proposed == 0 {
             0.0
         } else {
@@ -1187,12 +1203,14 @@ impl<'a> Agent<'a> {
                 // word for word: the amended clauses themselves.
                 let mut changed: Vec<extractive::Picked> = Vec::new();
                 for (ei, e) in evidence.iter().enumerate() {
-                    for sentence in text::sentences(&e.text) {
+                    // A long clause is quoted in whole pieces, never clipped mid-thought.
+                    for sentence in text::sentences(&e.text)
+                        .iter()
+                        .flat_map(|s| text::pieces(s, 300))
+                    {
                         let stems = extractive::stems(&sentence.text);
                         let overlap = terms.keys().filter(|t| stems.contains(*t)).count();
-                        // Whole sentences only: a quote clipped at 300 characters reads badly.
                         if overlap == 0
-                            || sentence.text.chars().count() > 300
                             || sentence.text.chars().filter(|c| c.is_alphabetic()).count() < 8
                         {
                             continue;
@@ -1242,6 +1260,51 @@ impl<'a> Agent<'a> {
             evidence_all.extend(evidence);
             per_doc.push((d.clone(), cited));
         }
+        // Side by side: for each quoted passage, the closest sentence of the other document (the
+        // same clause as amended: "Other NMUs: 10 days" ↔ "Other NMUs: 15 days").
+        let mut aligned: Vec<(usize, Citation, usize, Citation)> = Vec::new();
+        if per_doc.len() >= 2 && per_doc.iter().all(|(_, c)| !c.is_empty()) {
+            let mut directions = Vec::new();
+            for j in 1..per_doc.len() {
+                directions.push((0, j));
+                directions.push((j, 0));
+            }
+            for (a, b) in directions {
+                let quotes: Vec<Citation> = per_doc[a].1.iter().take(3).cloned().collect();
+                for c in quotes {
+                    if aligned
+                        .iter()
+                        .any(|(_, x, _, y)| x.quote == c.quote || y.quote == c.quote)
+                    {
+                        continue;
+                    }
+                    let Some((e, doc_char, sentence)) = self
+                        .counterpart(profile, &per_doc[b].0.id, &c.quote)
+                        .await?
+                    else {
+                        continue;
+                    };
+                    let Some(c2) = self.cite(profile, &e, doc_char, &sentence).await? else {
+                        continue;
+                    };
+                    if !per_doc[b].1.iter().any(|x| x.quote == c2.quote) {
+                        per_doc[b].1.insert(0, c2.clone());
+                        citations.push(c2.clone());
+                    }
+                    if !evidence_all
+                        .iter()
+                        .any(|x: &Evidence| x.chunk_id == e.chunk_id)
+                    {
+                        evidence_all.push(e);
+                    }
+                    if a == 0 {
+                        aligned.push((a, c, b, c2));
+                    } else {
+                        aligned.push((b, c2, a, c));
+                    }
+                }
+            }
+        }
         if per_doc.iter().any(|(_, c)| c.is_empty()) {
             let missing: Vec<String> = per_doc
                 .iter()
@@ -1276,6 +1339,39 @@ impl<'a> Agent<'a> {
                     c.quote,
                     label(&c.title, &c.version),
                     c.page
+                ));
+            }
+            body.push('\n');
+        }
+        if !aligned.is_empty() {
+            body.push_str("**Side by side** (the closest passages of each document):\n\n");
+            body.push_str(&format!(
+                "| {} | Other document | What differs |\n|---|---|---|\n",
+                per_doc[0].0.label().replace('|', "/")
+            ));
+            for (_, x, b, y) in &aligned {
+                let diff = compare::differences(&x.quote, &y.quote)
+                    .into_iter()
+                    .map(|(p, q)| format!("{p} → {q}"))
+                    .collect::<Vec<_>>()
+                    .join("; ");
+                let cell = |c: &Citation| {
+                    format!(
+                        "“{}” (p. {})",
+                        c.quote.replace('|', "/").replace('\n', " "),
+                        c.page
+                    )
+                };
+                body.push_str(&format!(
+                    "| {} | {}: {} | {} |\n",
+                    cell(x),
+                    per_doc[*b].0.label().replace('|', "/"),
+                    cell(y),
+                    if diff.is_empty() {
+                        "wording".to_owned()
+                    } else {
+                        diff
+                    }
                 ));
             }
             body.push('\n');
@@ -1335,6 +1431,76 @@ impl<'a> Agent<'a> {
             audit: None,
         });
         Ok(Transition::Next(Node::CheckConfidence))
+    }
+
+    /// The sentence of document `doc_id` closest in wording to `quote` (at least half of their
+    /// words shared, and not word for word the same): the passage as the other document has it.
+    async fn counterpart(
+        &self,
+        profile: &Profile,
+        doc_id: &str,
+        quote: &str,
+    ) -> Result<Option<(Evidence, u64, String)>, Error> {
+        let hits = self
+            .lib
+            .search(
+                profile,
+                &SearchRequest {
+                    query: quote.to_owned(),
+                    k: 4,
+                    documents: vec![doc_id.to_owned()],
+                    ..SearchRequest::default()
+                },
+            )
+            .await?;
+        let flat = |t: &str| {
+            t.split_whitespace()
+                .collect::<Vec<_>>()
+                .join(" ")
+                .to_lowercase()
+        };
+        let mut best: Option<(f32, Evidence, u64, String)> = None;
+        for h in &hits {
+            let e = evidence_of(h);
+            for sentence in text::sentences(&e.text)
+                .iter()
+                .flat_map(|s| text::pieces(s, 300))
+            {
+                if flat(&sentence.text) == flat(quote) {
+                    // The other document says it word for word: nothing changed here.
+                    return Ok(None);
+                }
+                // A sentence that runs on from a page header or heading is cut to where the
+                // quoted one begins.
+                let mut sentence = sentence;
+                let lead: String = quote
+                    .split_whitespace()
+                    .take(3)
+                    .collect::<Vec<_>>()
+                    .join(" ")
+                    .to_ascii_lowercase();
+                if lead.len() >= 8
+                    && let Some(at) = sentence.text.to_ascii_lowercase().find(&lead)
+                    && at > 0
+                    && sentence.text.is_char_boundary(at)
+                {
+                    sentence = text::Sentence {
+                        start: sentence.start + at,
+                        end: sentence.end,
+                        text: sentence.text[at..].to_owned(),
+                    };
+                }
+                let sim = text::token_similarity(quote, &sentence.text);
+                if sim < 0.5 {
+                    continue;
+                }
+                if best.as_ref().is_none_or(|(b, ..)| sim > *b) {
+                    let doc_char = e.char_start + e.text[..sentence.start].chars().count() as u64;
+                    best = Some((sim, e.clone(), doc_char, sentence.text.clone()));
+                }
+            }
+        }
+        Ok(best.map(|(_, e, d, t)| (e, d, t)))
     }
 
     /// Summarize: key points spread over each resolved document, each quoted verbatim with its
@@ -2301,6 +2467,22 @@ fn mentioned_titles(message: &str, docs: &[Document]) -> Vec<String> {
                 .join(" ")
         )
     };
+    // Acronyms of the titles ("LGPL", "GFDL") as a message may spell them out ("Library GPL",
+    // "GNU Free Documentation License"), and "version 2" as the "-2" of a title.
+    let acronyms: HashSet<String> = docs
+        .iter()
+        .flat_map(|d| {
+            format!("{} {}", d.title, d.file_name)
+                .split(|c: char| !c.is_alphanumeric())
+                .filter(|w| w.len() >= 3 && w.chars().all(|c| c.is_ascii_uppercase()))
+                .map(str::to_owned)
+                .collect::<Vec<_>>()
+        })
+        .collect();
+    let message = spell_acronyms(message, &acronyms);
+    let message = VERSION_WORD.as_ref().map_or(message.clone(), |re| {
+        re.replace_all(&message, "$2").into_owned()
+    });
     // Keep dots inside version numbers ("1.2") by normalising them the same way on both sides.
     let m = norm(&message.replace('.', " . "));
     let mut out = Vec::new();
@@ -2320,6 +2502,64 @@ fn mentioned_titles(message: &str, docs: &[Document]) -> Vec<String> {
         }
     }
     out
+}
+
+static VERSION_WORD: LazyLock<Option<regex::Regex>> =
+    LazyLock::new(|| regex::Regex::new(r"(?i)\b(version|ver\.?|v\.?)\s*(\d)").ok());
+
+/// Replaces a run of words whose initials (or, for a word in capitals, the word itself) spell
+/// one of `acronyms` by that acronym: "the Library GPL" → "the LGPL".
+fn spell_acronyms(message: &str, acronyms: &HashSet<String>) -> String {
+    if acronyms.is_empty() {
+        return message.to_owned();
+    }
+    let words: Vec<&str> = message.split_whitespace().collect();
+    let mut out: Vec<String> = Vec::new();
+    let mut i = 0;
+    'outer: while i < words.len() {
+        for k in (2..=5).rev() {
+            if i + k > words.len() {
+                continue;
+            }
+            let window = &words[i..i + k];
+            let clean: Vec<String> = window
+                .iter()
+                .map(|w| w.trim_matches(|c: char| !c.is_alphanumeric()).to_owned())
+                .collect();
+            if clean.iter().any(String::is_empty)
+                || !clean[0].starts_with(|c: char| c.is_uppercase())
+            {
+                continue;
+            }
+            // Every way of reading each word: its initial, or the whole word if in capitals.
+            let mut spellings = vec![String::new()];
+            for w in &clean {
+                let initial = w.chars().next().map(|c| c.to_ascii_uppercase());
+                let whole =
+                    (w.len() >= 2 && w.chars().all(|c| c.is_ascii_uppercase())).then(|| w.clone());
+                let mut next = Vec::new();
+                for sp in &spellings {
+                    if let Some(c) = initial {
+                        next.push(format!("{sp}{c}"));
+                    }
+                    if let Some(wh) = &whole {
+                        next.push(format!("{sp}{wh}"));
+                    }
+                }
+                spellings = next;
+            }
+            if let Some(a) = spellings.iter().find(|sp| acronyms.contains(*sp))
+                && !clean.iter().any(|w| w == a)
+            {
+                out.push(a.clone());
+                i += k;
+                continue 'outer;
+            }
+        }
+        out.push(words[i].to_owned());
+        i += 1;
+    }
+    out.join(" ")
 }
 
 /// What the model produced.
@@ -2381,4 +2621,36 @@ fn parse_generated(reply: &str) -> Result<ParsedReply, String> {
             .collect(),
         no_answer: false,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn titles_spelled_out_as_words_are_read_as_their_acronyms() {
+        let acronyms: HashSet<String> = ["LGPL", "GFDL", "FHS"]
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
+        assert_eq!(
+            spell_acronyms("What does the Library GPL version 2 say?", &acronyms),
+            "What does the LGPL version 2 say?"
+        );
+        assert_eq!(
+            spell_acronyms(
+                "Under the GNU Free Documentation License 1.3, may I",
+                &acronyms
+            ),
+            "Under the GFDL 1.3, may I"
+        );
+        assert_eq!(
+            spell_acronyms("the LGPL and the Filesystem Hierarchy Standard", &acronyms),
+            "the LGPL and the FHS"
+        );
+        assert_eq!(
+            spell_acronyms("a Large General Proposal Letter", &HashSet::new()),
+            "a Large General Proposal Letter"
+        );
+    }
 }

@@ -276,9 +276,92 @@ pub fn clip(text: &str, max: usize) -> &str {
     }
 }
 
+/// A sentence longer than `max` characters cut into verbatim pieces at clause boundaries
+/// ("; ", ", ", " and "), each at most `max` characters, so a long clause can be quoted whole
+/// in parts instead of clipped. Shorter sentences come back as they are.
+pub fn pieces(s: &Sentence, max: usize) -> Vec<Sentence> {
+    let mut out = Vec::new();
+    let mut start = 0usize;
+    let text = s.text.as_str();
+    while text[start..].chars().count() > max {
+        let window_end = text[start..]
+            .char_indices()
+            .nth(max)
+            .map_or(text.len(), |(i, _)| start + i);
+        let window = &text[start..window_end];
+        let cut = ["; ", ", ", " and ", " or "]
+            .iter()
+            .filter_map(|sep| window.rfind(sep).map(|i| i + sep.len() - 1))
+            .filter(|&i| i > window.len() / 3)
+            .max();
+        let Some(cut) = cut else {
+            break;
+        };
+        let piece = text[start..start + cut].trim();
+        if !piece.is_empty() {
+            let lead = text[start..].len() - text[start..].trim_start().len();
+            out.push(Sentence {
+                start: s.start + start + lead,
+                end: s.start + start + lead + piece.len(),
+                text: piece.to_owned(),
+            });
+        }
+        start += cut;
+    }
+    let rest = text[start..].trim();
+    if !rest.is_empty() {
+        let lead = text[start..].len() - text[start..].trim_start().len();
+        out.push(Sentence {
+            start: s.start + start + lead,
+            end: s.start + start + lead + rest.len(),
+            text: rest.to_owned(),
+        });
+    }
+    out
+}
+
+/// Share of the word tokens (lower-cased letters and digits) two texts have in common
+/// (Jaccard); numbers count, so "10 days" and "15 days" differ by one token.
+pub fn token_similarity(a: &str, b: &str) -> f32 {
+    let toks = |t: &str| -> std::collections::HashSet<String> {
+        t.split(|c: char| !c.is_alphanumeric())
+            .filter(|w| !w.is_empty())
+            .map(str::to_lowercase)
+            .collect()
+    };
+    let (x, y) = (toks(a), toks(b));
+    let union = x.union(&y).count();
+    if union == 0 {
+        return 0.0;
+    }
+    x.intersection(&y).count() as f32 / union as f32
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn long_sentences_split_into_verbatim_pieces() {
+        let passage = "Intro. However, if you cease all violation of this License, then your license from a particular copyright holder is reinstated (a) provisionally, unless and until the copyright holder explicitly and finally terminates your license, and (b) permanently, if the copyright holder fails to notify you of the violation by some reasonable means prior to 60 days after the cessation.";
+        let s = &sentences(passage)[1];
+        let ps = pieces(s, 200);
+        assert!(ps.len() >= 2, "{ps:?}");
+        for p in &ps {
+            assert!(p.text.chars().count() <= 200, "{}", p.text);
+            assert_eq!(&passage[p.start..p.end], p.text);
+        }
+        assert!(ps.last().unwrap().text.contains("60 days"));
+        let short = &sentences("A bank must hold 8 per cent.")[0];
+        assert_eq!(pieces(short, 300), vec![short.clone()]);
+        assert!(token_similarity("Other NMUs: 10 days", "Other NMUs: 15 days") > 0.5);
+        assert!(
+            token_similarity(
+                "Other NMUs: 10 days",
+                "Fixing cosmetic issues is discouraged"
+            ) < 0.2
+        );
+    }
 
     #[test]
     fn sentences_keep_offsets_and_skip_abbreviations_and_numbers() {

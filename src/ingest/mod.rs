@@ -125,7 +125,11 @@ pub async fn prepare(
     let pages: Vec<Page> = raw
         .into_iter()
         .map(|p| {
-            let cleaned = text::clean_page(&p.text);
+            let cleaned = if p.extractor == Extractor::Lopdf {
+                text::clean_page(&text::tidy_positioned(&p.text))
+            } else {
+                text::clean_page(&p.text)
+            };
             // A page with only a stray mark is treated as having no text at all, everywhere.
             let keep = text::visible_len(&cleaned) >= EMPTY_PAGE_CHARS;
             Page {

@@ -5,6 +5,40 @@
 //! whitespace). Every later offset refers to this cleaned text, so the rules must be
 //! deterministic. Must not: drop content words or reorder text.
 
+static SPLIT_WORD: std::sync::LazyLock<Option<regex::Regex>> =
+    std::sync::LazyLock::new(|| regex::Regex::new(r"(\p{Ll})- (\p{Ll}+)").ok());
+static SPACED_APOSTROPHE: std::sync::LazyLock<Option<regex::Regex>> =
+    std::sync::LazyLock::new(|| regex::Regex::new(r"(\p{L}) ?([’']) (s|t|d|ll|re|ve|m)\b").ok());
+static SPACED_URL: std::sync::LazyLock<Option<regex::Regex>> =
+    std::sync::LazyLock::new(|| regex::Regex::new(r"(https?://\S*/) (\S)").ok());
+
+/// Re-joins what an extractor that places text runs by position (the lopdf fallback) splits
+/// with spaces: a word hyphenated at a line end ("ver- sion"; a suspended hyphen as in
+/// "pre- and post-" is kept), an apostrophe set apart ("Developer ’ s") and a URL broken after
+/// a slash.
+pub fn tidy_positioned(raw: &str) -> String {
+    let mut s = raw.to_owned();
+    if let Some(re) = SPLIT_WORD.as_ref() {
+        s = re
+            .replace_all(&s, |c: &regex::Captures<'_>| {
+                let next = &c[2];
+                if matches!(next, "and" | "or" | "to" | "nor" | "as" | "but") {
+                    c[0].to_owned()
+                } else {
+                    format!("{}{next}", &c[1])
+                }
+            })
+            .into_owned();
+    }
+    if let Some(re) = SPACED_APOSTROPHE.as_ref() {
+        s = re.replace_all(&s, "$1$2$3").into_owned();
+    }
+    if let Some(re) = SPACED_URL.as_ref() {
+        s = re.replace_all(&s, "$1$2").into_owned();
+    }
+    s
+}
+
 /// Cleans one page of extracted text.
 pub fn clean_page(raw: &str) -> String {
     // 1. Characters: ligatures and soft hyphens out, controls (except newline) to spaces.
@@ -81,6 +115,16 @@ pub fn visible_len(s: &str) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn positioned_text_is_rejoined_but_suspended_hyphens_stay() {
+        assert_eq!(
+            tidy_positioned(
+                "displays each ver- sion of https://packages.debian.org/ package-name; Developer ’ s portal; pre- and post-processing"
+            ),
+            "displays each version of https://packages.debian.org/package-name; Developer’s portal; pre- and post-processing"
+        );
+    }
 
     #[test]
     fn dehyphenates_line_end_breaks_only() {
