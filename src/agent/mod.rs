@@ -1044,6 +1044,23 @@ impl<'a> Agent<'a> {
             .fold(0.0f32, f32::max);
         let evidence_texts: Vec<&str> = state.evidence.iter().map(|e| e.text.as_str()).collect();
         let mut missing = extractive::missing_anchors(&own, &evidence_texts);
+        // A term that names a document the evidence comes from ("GPL" for "GPL-1") is about
+        // which document, not about its content.
+        if !missing.is_empty() {
+            let mut names = String::new();
+            for id in state
+                .evidence
+                .iter()
+                .map(|e| e.document_id.as_str())
+                .collect::<HashSet<_>>()
+            {
+                if let Ok(d) = self.lib.store().document(&profile.id, id).await {
+                    names.push_str(&format!(" {} {} ", d.title, d.file_name));
+                }
+            }
+            let names = names.to_lowercase();
+            missing.retain(|a| !extractive::missing_anchors(a, &[names.as_str()]).is_empty());
+        }
         // A question that asks for a kind of value ("within how many hours", "how often", "what
         // salary") is not answered by quotes that hold none.
         if let Some(kind) = extractive::expected(&own)
