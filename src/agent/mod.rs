@@ -1208,6 +1208,10 @@ impl<'a> Agent<'a> {
             .collect();
         for (i, (d, evidence)) in docs.iter().zip(found).enumerate() {
             let mut picks = extractive::pick(&terms, &evidence, if versions { 8 } else { 3 });
+            // Headings name a topic; they say nothing about what changed.
+            picks.retain(|p| {
+                !text::looks_like_heading(&p.sentence.text) && !is_fragment(&p.sentence)
+            });
             if versions {
                 let unchanged = |p: &extractive::Picked| {
                     let t = flat(&p.sentence.text);
@@ -1229,9 +1233,17 @@ impl<'a> Agent<'a> {
                         let overlap = terms.keys().filter(|t| stems.contains(*t)).count();
                         if overlap == 0
                             || sentence.text.chars().filter(|c| c.is_alphabetic()).count() < 8
+                            || text::looks_like_heading(&sentence.text)
+                            || is_fragment(&sentence)
                         {
                             continue;
                         }
+                        // What changes between versions is mostly numbers, dates and durations.
+                        let quantified = if compare::quantities(&sentence.text).is_empty() {
+                            0.0
+                        } else {
+                            0.5
+                        };
                         let t = flat(&sentence.text);
                         if texts
                             .iter()
@@ -1246,12 +1258,12 @@ impl<'a> Agent<'a> {
                             evidence: ei,
                             sentence,
                             doc_char,
-                            score: overlap as f32,
+                            score: overlap as f32 + quantified,
                         });
                     }
                 }
                 changed.sort_by(|a, b| b.score.total_cmp(&a.score));
-                changed.truncate(2);
+                changed.truncate(3);
                 picks.sort_by_key(unchanged);
                 picks.retain(|p| {
                     !changed
@@ -1260,7 +1272,7 @@ impl<'a> Agent<'a> {
                 });
                 changed.extend(picks);
                 picks = changed;
-                picks.truncate(3);
+                picks.truncate(4);
             }
             let mut cited = Vec::new();
             for p in picks {
@@ -1483,9 +1495,8 @@ impl<'a> Agent<'a> {
                 .iter()
                 .flat_map(|s| text::pieces(s, 300))
             {
-                if flat(&sentence.text) == flat(quote) {
-                    // The other document says it word for word: nothing changed here.
-                    return Ok(None);
+                if text::looks_like_heading(&sentence.text) || is_fragment(&sentence) {
+                    continue;
                 }
                 // A sentence that runs on from a page header or heading is cut to where the
                 // quoted one begins.
@@ -1506,6 +1517,10 @@ impl<'a> Agent<'a> {
                         end: sentence.end,
                         text: sentence.text[at..].to_owned(),
                     };
+                }
+                if flat(&sentence.text) == flat(quote) {
+                    // The other document says it word for word: nothing changed here.
+                    return Ok(None);
                 }
                 let sim = text::token_similarity(quote, &sentence.text);
                 if sim < 0.5 {
@@ -2410,6 +2425,12 @@ fn web_section(a: &mut Answer, web: &[Citation]) {
         a.status = Status::Answered;
         a.options.clear();
     }
+}
+
+/// The start of a passage cut mid-sentence by chunking ("automatically terminate your rights…"):
+/// not a quote that stands on its own.
+fn is_fragment(s: &text::Sentence) -> bool {
+    s.start == 0 && s.text.starts_with(|c: char| c.is_lowercase())
 }
 
 /// The profile's redaction policy for anything sent off the machine.

@@ -153,8 +153,13 @@ pub fn stem(word: &str) -> String {
     let w = word.to_lowercase();
     // "file"/"files", "notice"/"notices"/"noticed" and "change"/"changed" meet without the e.
     let base = strip_suffixes(&w);
-    match base.strip_suffix('e') {
+    let base = match base.strip_suffix('e') {
         Some(b) if b.chars().count() >= 3 => b.to_owned(),
+        _ => base,
+    };
+    // "violated"/"violation", "terminate"/"termination" meet at "viol", "termin".
+    match base.strip_suffix("at") {
+        Some(b) if base.chars().count() >= 6 => b.to_owned(),
         _ => base,
     }
 }
@@ -320,6 +325,28 @@ pub fn pieces(s: &Sentence, max: usize) -> Vec<Sentence> {
     out
 }
 
+/// True for a line that reads as a heading or a table-of-contents entry rather than a sentence:
+/// no closing punctuation or colon, at most eight words, mostly capitalised or numbered.
+pub fn looks_like_heading(text: &str) -> bool {
+    let t = text.trim();
+    if t.ends_with(['.', '!', '?', ';', ',', ')']) && !t.ends_with("s)") || t.contains(':') {
+        return false;
+    }
+    let words: Vec<&str> = t.split_whitespace().collect();
+    if words.is_empty() || words.len() > 8 {
+        return false;
+    }
+    let marked = words
+        .iter()
+        .filter(|w| {
+            w.chars()
+                .find(|c| c.is_alphanumeric())
+                .is_some_and(|c| c.is_uppercase() || c.is_ascii_digit())
+        })
+        .count();
+    marked * 2 > words.len()
+}
+
 /// Share of the word tokens (lower-cased letters and digits) two texts have in common
 /// (Jaccard); numbers count, so "10 days" and "15 days" differ by one token.
 pub fn token_similarity(a: &str, b: &str) -> f32 {
@@ -422,5 +449,15 @@ mod tests {
     fn stems_meet() {
         assert_eq!(stem("penalties"), stem("penalty"));
         assert_eq!(stem("retained"), stem("retain"));
+        assert_eq!(stem("violated"), stem("violation"));
+        assert_eq!(stem("terminate"), stem("termination"));
+    }
+
+    #[test]
+    fn headings_are_told_from_sentences() {
+        assert!(looks_like_heading("Non-Maintainer Uploads (NMUs) 51"));
+        assert!(looks_like_heading("5.11.3 Using the DELAYED/ queue"));
+        assert!(!looks_like_heading("• Other NMUs: 10 days"));
+        assert!(!looks_like_heading("A bank must hold 8 per cent."));
     }
 }
