@@ -674,7 +674,7 @@ pub fn pasted_source(message: &str) -> Option<String> {
 
 /// Splits the audited text into statements.
 pub fn statements(source: &str) -> Vec<Statement> {
-    text::sentences(source)
+    text::sentences_loose(source)
         .into_iter()
         .filter(|s| s.text.split_whitespace().count() >= 3)
         .map(|s| statement(&s.text))
@@ -1058,6 +1058,15 @@ mod tests {
             Some(AuditRule::WrongValue)
         );
         assert_eq!(conflict("Every directory in it is mode 755.", rule), None);
+        // The same rule as the GNU standards phrase it, after another requirement.
+        let rule = "Make sure that all the files in the distribution are world-readable, and that directories\nare world-readable and world-searchable (octal mode 755).";
+        assert_eq!(
+            conflict(
+                "The release tarball frobnicate-3.0.tar.gz contains symbolic links to shared headers, and every directory in it is mode 777 so that any user can extract it.",
+                rule
+            ),
+            Some(AuditRule::WrongValue)
+        );
     }
 
     #[test]

@@ -112,6 +112,22 @@ impl Agent<'_> {
                             .map(|p| p.text.clone()),
                     );
                 }
+                // Names a rule is written about: options ("--help"), paths ("/etc/opt"), modes.
+                let marked: Vec<&str> = s
+                    .text
+                    .split_whitespace()
+                    .map(|w| {
+                        w.trim_matches(|c: char| {
+                            matches!(c, ',' | '.' | ';' | ':' | '"' | '(' | ')')
+                        })
+                    })
+                    .filter(|w| {
+                        (w.starts_with("--") && w.len() > 3) || (w.starts_with('/') && w.len() > 2)
+                    })
+                    .collect();
+                if !marked.is_empty() {
+                    queries.push(format!("{} option directory", marked.join(" ")));
+                }
                 let mut hits = Vec::new();
                 for q in queries {
                     hits.extend(
@@ -344,16 +360,21 @@ impl Agent<'_> {
                     .map(|c| sv.get(si).map_or(0.0, |v| dot(v, c)))
                     .collect();
                 // An explicit permission that fits the statement clearly better than a rule
-                // does ("you may offer warranty protection for a fee") clears it.
-                let permitted = candidates
-                    .iter()
-                    .zip(&sims)
-                    .filter(|(c, _)| {
-                        c.clause.deontic == Deontic::Permission
-                            && audit::shared(&s.terms, &c.clause.terms) >= 2
-                    })
-                    .map(|(_, sim)| *sim)
-                    .fold(0.0f32, f32::max);
+                // does ("you may offer warranty protection for a fee") clears it — only a
+                // permission about what the rule is about (one clause of a long statement must
+                // not clear the rule another clause breaks).
+                let permitted = |rule: &audit::Clause| {
+                    candidates
+                        .iter()
+                        .zip(&sims)
+                        .filter(|(c, _)| {
+                            c.clause.deontic == Deontic::Permission
+                                && audit::shared(&s.terms, &c.clause.terms) >= 2
+                                && audit::shared(&rule.terms, &c.clause.terms) >= 1
+                        })
+                        .map(|(_, sim)| *sim)
+                        .fold(0.0f32, f32::max)
+                };
                 // The bound that governs a number of the statement is the one in the clause
                 // closest to it ("submit the return within 14 days", not "notify the
                 // supervisor within 2 business days").
@@ -374,7 +395,9 @@ impl Agent<'_> {
                     match audit::check(s, &c.clause, sim) {
                         Some(conflict)
                             if conflict.rule == AuditRule::OutOfRange && sim < governing => {}
-                        Some(conflict) if sim + 0.05 >= permitted => mine.push((ci, conflict, sim)),
+                        Some(conflict) if sim + 0.05 >= permitted(&c.clause) => {
+                            mine.push((ci, conflict, sim));
+                        }
                         Some(_) => {}
                         None if c.clause.deontic != Deontic::Permission
                             && sim >= 0.5
@@ -387,7 +410,7 @@ impl Agent<'_> {
                 }
                 mine.sort_by(|a, b| b.2.total_cmp(&a.2));
                 mine.truncate(3);
-                tracing::debug!(statement = si, permitted, kept = ?mine.iter().map(|m| (m.0, m.2)).collect::<Vec<_>>(), "audit statement");
+                tracing::debug!(statement = si, kept = ?mine.iter().map(|m| (m.0, m.2)).collect::<Vec<_>>(), "audit statement");
                 for (ci, conflict, sim) in mine {
                     let key = candidates[ci].doc_char;
                     // One finding per clause: the statement that fits it best.

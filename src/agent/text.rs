@@ -82,6 +82,41 @@ pub fn sentences(passage: &str) -> Vec<Sentence> {
     out
 }
 
+/// Like [`sentences`], but a sentence may also start lower-case after ". " (pasted notes often
+/// begin one with a command or a name: "… notice it. frobnicate --help now opens …").
+pub fn sentences_loose(passage: &str) -> Vec<Sentence> {
+    let mut out = Vec::new();
+    for s in sentences(passage) {
+        let mut from = 0usize;
+        let t = s.text.as_str();
+        let mut search = 0usize;
+        while let Some(i) = t[search..].find(". ") {
+            let dot = search + i;
+            search = dot + 2;
+            let next = t[dot + 2..].chars().next();
+            let words_before = t[from..dot].split_whitespace().count();
+            if next.is_some_and(char::is_lowercase)
+                && words_before >= 4
+                && !ends_with_abbreviation(&t[from..dot])
+            {
+                let piece = &t[from..=dot];
+                out.push(Sentence {
+                    start: s.start + from,
+                    end: s.start + dot + 1,
+                    text: piece.to_owned(),
+                });
+                from = dot + 2;
+            }
+        }
+        out.push(Sentence {
+            start: s.start + from,
+            end: s.end,
+            text: t[from..].to_owned(),
+        });
+    }
+    out
+}
+
 fn ends_with_abbreviation(before: &str) -> bool {
     let word = before
         .rsplit(|c: char| c.is_whitespace() || c == '(')
@@ -451,6 +486,23 @@ mod tests {
         assert_eq!(stem("retained"), stem("retain"));
         assert_eq!(stem("violated"), stem("violation"));
         assert_eq!(stem("terminate"), stem("termination"));
+    }
+
+    #[test]
+    fn loose_sentences_may_start_lower_case() {
+        let t = "It exits with status 1, so that scripts notice it. frobnicate --help opens a browser. See e.g. the manual.";
+        let s: Vec<String> = sentences_loose(t).into_iter().map(|s| s.text).collect();
+        assert_eq!(
+            s,
+            vec![
+                "It exits with status 1, so that scripts notice it.",
+                "frobnicate --help opens a browser.",
+                "See e.g. the manual."
+            ]
+        );
+        for x in sentences_loose(t) {
+            assert_eq!(&t[x.start..x.end], x.text);
+        }
     }
 
     #[test]
