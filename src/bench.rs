@@ -486,3 +486,130 @@ pub async fn actions(
         peak_rss_mb: peak_rss_mb(),
     })
 }
+
+/// Result of `bench ask`.
+#[derive(Debug, Serialize)]
+pub struct AskBench {
+    /// Ready documents of the profile.
+    pub documents: usize,
+    /// Their pages together.
+    pub pages: i64,
+    /// Chunks in the profile's index.
+    pub chunks: i64,
+    /// Questions asked (each in a new thread, cache bypassed).
+    pub questions: usize,
+    /// Time to the first streamed event (the run has started), milliseconds.
+    pub first_event_ms: Percentiles,
+    /// Time to the first text of the answer, milliseconds.
+    pub first_text_ms: Percentiles,
+    /// Time to the complete, stored answer, milliseconds.
+    pub answer_ms: Percentiles,
+    /// Answered / refused among the questions.
+    pub answered: usize,
+    /// Peak resident memory of the process, MB.
+    pub peak_rss_mb: Option<f64>,
+}
+
+/// Questions the ask benchmark uses when none are given: a mix of answerable and
+/// out-of-library questions over a general technical library.
+const ASK_QUESTIONS: &[&str] = &[
+    "How long may a non-maintainer upload stay in the DELAYED queue?",
+    "Where should host-specific configuration files be installed?",
+    "What must the --version option print?",
+    "Which directory holds variable state information?",
+    "How do I become a Debian developer?",
+    "What is the maximum administrative fine under the GDPR?",
+    "Should executables be stripped when they are installed?",
+    "What does the package pool contain?",
+    "How are security issues handled before they are public?",
+    "What salary does the FSF pay maintainers?",
+];
+
+/// Times Inquire in extractive mode on the profile's whole library: the first streamed event,
+/// the first answer text and the complete stored answer (the embedding model is loaded before
+/// timing starts; every question is a new thread and the cache is bypassed).
+pub async fn ask(
+    lib: &Library,
+    profile: &crate::store::Profile,
+    questions: &[String],
+    runs: usize,
+) -> Result<AskBench, Error> {
+    use crate::agent::Agent;
+    use crate::agent::types::{AskRequest, Event, Mode, Status};
+    use std::sync::Mutex;
+    let docs: Vec<_> = lib
+        .documents(profile)
+        .await?
+        .into_iter()
+        .filter(|d| d.status == crate::store::DocStatus::Ready)
+        .collect();
+    if docs.is_empty() {
+        return Err(Error::InvalidInput(
+            "bench ask needs ready documents in the profile".into(),
+        ));
+    }
+    let questions: Vec<String> = if questions.is_empty() {
+        ASK_QUESTIONS.iter().map(|q| (*q).to_owned()).collect()
+    } else {
+        questions.to_vec()
+    };
+    lib.embedder().await?;
+    // Warm the index (the first LanceDB query opens files).
+    lib.search(
+        profile,
+        &crate::SearchRequest {
+            query: "warm up".into(),
+            k: 5,
+            ..crate::SearchRequest::default()
+        },
+    )
+    .await?;
+    let agent = Agent::new(lib).without_cache();
+    let (mut first, mut text, mut total) = (Vec::new(), Vec::new(), Vec::new());
+    let mut answered = 0;
+    for _ in 0..runs.max(1) {
+        for q in &questions {
+            let start = Instant::now();
+            let seen: Mutex<(Option<Duration>, Option<Duration>)> = Mutex::new((None, None));
+            let turn = agent
+                .ask(
+                    profile,
+                    AskRequest {
+                        text: q.clone(),
+                        mode: Some(Mode::Extractive),
+                        ..AskRequest::default()
+                    },
+                    &|e: &Event| {
+                        let mut s = seen.lock().unwrap_or_else(|e| e.into_inner());
+                        if s.0.is_none() {
+                            s.0 = Some(start.elapsed());
+                        }
+                        if s.1.is_none() && matches!(e, Event::Token { .. }) {
+                            s.1 = Some(start.elapsed());
+                        }
+                    },
+                )
+                .await?;
+            let elapsed = start.elapsed();
+            let (f, t) = *seen.lock().unwrap_or_else(|e| e.into_inner());
+            first.push(f.unwrap_or(elapsed));
+            text.push(t.unwrap_or(elapsed));
+            total.push(elapsed);
+            if turn.answer.status == Status::Answered {
+                answered += 1;
+            }
+        }
+    }
+    let chunks = docs.iter().map(|d| d.chunk_count).sum();
+    Ok(AskBench {
+        documents: docs.len(),
+        pages: docs.iter().map(|d| d.page_count).sum(),
+        chunks,
+        questions: total.len(),
+        first_event_ms: percentiles(first),
+        first_text_ms: percentiles(text),
+        answer_ms: percentiles(total),
+        answered,
+        peak_rss_mb: peak_rss_mb(),
+    })
+}

@@ -398,6 +398,16 @@ pub enum BenchCmd {
         #[arg(long, default_value_t = 5)]
         runs: usize,
     },
+    /// Latency of a question (extractive) over the profile's whole library: first streamed
+    /// event, first answer text, complete answer. Every question is stored as a thread of that
+    /// profile, so point it at an evaluation data directory.
+    Ask {
+        /// Questions (default: a built-in mix of answerable and out-of-library questions).
+        questions: Vec<String>,
+        /// Runs over the questions.
+        #[arg(long, default_value_t = 3)]
+        runs: usize,
+    },
 }
 
 /// Parses arguments, runs the command and returns the process exit code.
@@ -460,6 +470,15 @@ async fn run(cli: Cli) -> Result<i32, Error> {
         let lib = Library::open(dir).await?;
         let result = match profile_of(&lib, &cli).await {
             Ok(profile) => bench::actions(&lib, &profile, *runs).await,
+            Err(e) => Err(e),
+        };
+        lib.close().await;
+        return print_json(&result?).map(|()| 0);
+    }
+    if let Command::Bench(BenchCmd::Ask { questions, runs }) = &cli.command {
+        let lib = Library::open(dir).await?;
+        let result = match profile_of(&lib, &cli).await {
+            Ok(profile) => bench::ask(&lib, &profile, questions, *runs).await,
             Err(e) => Err(e),
         };
         lib.close().await;
@@ -915,8 +934,8 @@ async fn run_bench(dir: &DataDir, cmd: &BenchCmd) -> Result<(), Error> {
             source,
             queries,
         } => print_json(&bench::search(&model_dir, source, chunks, *queries).await?),
-        BenchCmd::Actions { .. } => Err(Error::Internal(
-            "bench actions runs on an opened library".into(),
+        BenchCmd::Actions { .. } | BenchCmd::Ask { .. } => Err(Error::Internal(
+            "bench actions and bench ask run on an opened library".into(),
         )),
     }
 }

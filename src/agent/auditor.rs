@@ -440,7 +440,12 @@ impl Agent<'_> {
                     theme: None,
                     severity: conflict.severity,
                     rule: conflict.rule,
-                    summary: conflict.summary,
+                    // Quoted clause words keep the PDF's line breaks; a summary is one line.
+                    summary: conflict
+                        .summary
+                        .split_whitespace()
+                        .collect::<Vec<_>>()
+                        .join(" "),
                     consequence: format!(
                         "{} of {} (p. {}).",
                         if strong {
@@ -453,7 +458,11 @@ impl Agent<'_> {
                     ),
                     source_quote: statements[si].text.clone(),
                     target: cite,
-                    suggestion: conflict.suggestion,
+                    suggestion: conflict
+                        .suggestion
+                        .split_whitespace()
+                        .collect::<Vec<_>>()
+                        .join(" "),
                     confidence_score: (0.5 + sim / 2.0).clamp(0.0, 0.95),
                 });
             }

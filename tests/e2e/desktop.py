@@ -229,6 +229,24 @@ def main():
         assert s.js("return window.__alerted") is False, "markup from a PDF ran a script"
         s.shot("markup-as-text")
 
+        # An audit: the verdict and a severity badge per finding, with its export buttons.
+        s.click('button[title="New chat"]')
+        s.wait("return document.querySelectorAll('.answer').length === 0", "a new, empty chat for the audit")
+        s.click(".tiptap")
+        s.type(".tiptap", "@audit")
+        s.wait("const m = document.querySelector('[role=listbox]'); return m && m.innerText.includes('audit')", "the audit action in the @ menu")
+        s.type(".tiptap", "\ue007")
+        s.type(".tiptap", " @2024")
+        s.wait("const m = document.querySelector('[role=listbox]'); return m && m.innerText.includes('Capital Guidelines (2024)')", "the document in the @ menu")
+        s.type(".tiptap", "\ue007")
+        s.type(".tiptap", " this memo: Our bank maintains a minimum total capital ratio of 6 per cent of its risk-weighted assets.")
+        s.type(".tiptap", "\ue007")
+        panel = s.wait("const p = document.querySelector('[data-testid=audit-panel]'); return p && p.innerText", "the audit report", timeout=120)
+        assert "Major violations" in panel and "High" in panel, panel
+        bubble = s.js("return [...document.querySelectorAll('button')].map(b => b.innerText).join('|')")
+        assert "Export audit (Markdown)" in bubble, bubble
+        s.shot("audit")
+
         # Both conversations are listed in the Chats tab, and the first reopens from history.
         side = "document.querySelector('aside[aria-label=\"Library and conversations\"]')"
         s.wait(f"const t = {side}.innerText; return t.includes('What minimum total capital') && t.includes('Which markup')", "both conversations in the Chats tab")
@@ -238,6 +256,7 @@ def main():
         s.click('button[aria-label="Settings"]')
         dialog = s.wait("const d = document.querySelector('[role=dialog]'); return d && d.innerText.includes('Save answering mode') && d.innerText", "the settings dialog")
         assert "Answering mode" in dialog and data in dialog, dialog
+        assert "PII redaction" in dialog and "Web search" in dialog, dialog
         s.shot("settings")
         print("desktop e2e: all checks passed")
     finally:

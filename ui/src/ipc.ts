@@ -141,7 +141,7 @@ export type AuditStatus = z.infer<typeof AuditStatus>;
 export const Finding = z.object({
   target_doc_id: z.string(),
   target_doc_title: z.string(),
-  theme: z.string(),
+  theme: z.string().nullish(),
   severity: Severity,
   summary: z.string(),
   consequence: z.string(),

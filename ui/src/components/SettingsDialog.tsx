@@ -201,7 +201,9 @@ function WebSection() {
       <h3 className="mb-2 font-semibold text-slate-700">Web search</h3>
       <label className="flex items-center gap-2">
         <input type="checkbox" checked={settings.data.web_search} onChange={(e) => save.mutate(e.target.checked)} />
-        Allow web search with <b>@web</b> (off by default). Web results are shown in their own section, never as library citations.
+        <span>
+          Allow web search with <b>@web</b> (off by default). Web results are shown in their own section, never as library citations.
+        </span>
       </label>
     </section>
   );
@@ -229,8 +231,10 @@ function PrivacySection({ info }: { info: AppInfo }) {
       <h3 className="mb-2 font-semibold text-slate-700">PII redaction (profile {info.profile.name})</h3>
       <label className="flex items-center gap-2">
         <input type="checkbox" checked={on} onChange={(e) => setOn(e.target.checked)} />
-        Replace e-mails, phone numbers, IBANs, card numbers, national ids and the names below with placeholders in anything sent to a
-        language model or the web. Answers shown here keep the real text.
+        <span>
+          Replace e-mails, phone numbers, IBANs, card numbers, national ids and the names below with placeholders in anything sent to a
+          language model or the web. Answers shown here keep the real text.
+        </span>
       </label>
       <label htmlFor="redact-names" className="mt-2 block text-slate-600">
         Person names to redact (one per line)

@@ -14,7 +14,8 @@ const cite = (page: number, quote: string): Citation => ({
   quote,
 });
 
-// The report as the core serialises it (extra fields are ignored by the schema).
+// The report as the core serialises it (extra fields are ignored by the schema; an extractive
+// finding has no theme: null must parse — regression: the desktop showed no audit at all).
 const raw = {
   overall_status: "major_violations",
   summary: "2 findings",
@@ -24,7 +25,7 @@ const raw = {
   source: { kind: "message" },
   findings: [
     { target_doc_id: "d1", target_doc_title: "Capital Guidelines", theme: "ratio", severity: "high", rule: "out_of_range", summary: "6 per cent is below the required 8 per cent", consequence: "", source_quote: "6 per cent", target: cite(1, "at least 8 per cent"), suggestion: "", confidence_score: 0.9 },
-    { target_doc_id: "d1", target_doc_title: "Capital Guidelines", theme: "return", severity: "medium", rule: "out_of_range", summary: "30 days exceeds 14 days", consequence: "", source_quote: "30 days", target: cite(2, "within 14 days"), suggestion: "", confidence_score: 0.8 },
+    { target_doc_id: "d1", target_doc_title: "Capital Guidelines", theme: null, severity: "medium", rule: "out_of_range", summary: "30 days exceeds 14 days", consequence: "", source_quote: "30 days", target: cite(2, "within 14 days"), suggestion: "", confidence_score: 0.8 },
   ],
 };
 
