@@ -262,7 +262,8 @@ pub fn pick(terms: &HashMap<String, f32>, evidence: &[Evidence], max: usize) -> 
     for (ei, e) in evidence.iter().enumerate() {
         for (position, s) in sentences(&e.text).into_iter().enumerate() {
             let letters = s.text.chars().filter(|c| c.is_alphabetic()).count();
-            if letters < 12 {
+            // A heading names a topic; it never answers a question.
+            if letters < 12 || super::text::looks_like_heading(&s.text) {
                 continue;
             }
             let st = stems(&s.text);

@@ -979,7 +979,19 @@ impl<'a> Agent<'a> {
             .as_deref()
             .and_then(|s| s.split_once("(context: ").map(|(_, c)| c.to_owned()))
             .unwrap_or_default();
-        let terms = extractive::question_terms(&own, &context);
+        let mut terms = extractive::question_terms(&own, &context);
+        // The name of a document the question is scoped to says nothing about the answer
+        // ("Under the Artistic License, what may …" must not pick the title line).
+        if let Some(d) = &state.documents {
+            for id in &d.resolved {
+                if let Ok(doc) = self.lib.store().document(&profile.id, id).await {
+                    let name_terms = extractive::stems(&format!("{} {}", doc.title, doc.version));
+                    if terms.keys().any(|t| !name_terms.contains(t)) {
+                        terms.retain(|t, _| !name_terms.contains(t));
+                    }
+                }
+            }
+        }
         let mut citations = Vec::new();
         let mut proposed = 0usize;
         let mut usage = None;
