@@ -466,3 +466,99 @@ async fn personal_data_is_redacted_before_the_model_and_restored_in_the_answer()
     let view = agent.thread(&p, &turn.thread_id).await.unwrap();
     assert!(view.messages[1].content.contains("Jane Doe"));
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_model_rewrites_a_follow_up_into_a_standalone_question() {
+    const REWRITE: &str = "What happens to the dividends of a licensed bank whose capital conservation buffer falls below 2.5 per cent?";
+    const ANSWER: &str = "Such a bank shall not distribute dividends until the buffer is restored.\n---\n{\"citations\": [{\"passage\": 1, \"quote\": \"shall not distribute dividends until the buffer is restored\"}]}";
+    let s = server(vec![
+        Reply::Text(GOOD),
+        Reply::Text(REWRITE),
+        Reply::Text(ANSWER),
+    ])
+    .await;
+    let (t, p) = library(&s.url, 30).await;
+    let agent = Agent::new(&t.lib);
+    let first = agent
+        .ask(
+            &p,
+            ask("What capital conservation buffer must a licensed bank hold?"),
+            &|_: &Event| {},
+        )
+        .await
+        .unwrap();
+    let follow = agent
+        .ask(
+            &p,
+            AskRequest {
+                thread_id: Some(first.thread_id.clone()),
+                ..ask("And what happens to dividends if it falls below that?")
+            },
+            &|_: &Event| {},
+        )
+        .await
+        .unwrap();
+    let bodies = s.bodies.lock().unwrap().clone();
+    assert_eq!(bodies.len(), 3, "answer, rewrite, answer");
+    let rewrite_request: serde_json::Value = serde_json::from_str(&bodies[1]).unwrap();
+    let prompt = rewrite_request["messages"].to_string();
+    assert!(prompt.contains("standalone question"), "{prompt}");
+    assert!(
+        prompt.contains("What capital conservation buffer must a licensed bank hold?"),
+        "the conversation is in the rewrite prompt"
+    );
+    assert_eq!(follow.retrieval.standalone, REWRITE);
+    // The answer request is about the rewritten question.
+    assert!(
+        bodies[2].contains("falls below 2.5 per cent"),
+        "{}",
+        bodies[2]
+    );
+    assert_eq!(
+        follow.answer.status,
+        Status::Answered,
+        "{}",
+        follow.answer.text
+    );
+    assert_eq!(follow.answer.citations.len(), 1);
+    let usage = follow.answer.usage.clone().unwrap();
+    assert_eq!(
+        usage.prompt_tokens, 2000,
+        "the rewrite's tokens count with the answer's"
+    );
+
+    // A rewrite that is not one question falls back to the deterministic one.
+    let s = server(vec![
+        Reply::Text(GOOD),
+        Reply::Text(""),
+        Reply::Text(""),
+        Reply::Text(ANSWER),
+    ])
+    .await;
+    let (t, p) = library(&s.url, 30).await;
+    let agent = Agent::new(&t.lib);
+    let first = agent
+        .ask(
+            &p,
+            ask("What capital conservation buffer must a licensed bank hold?"),
+            &|_: &Event| {},
+        )
+        .await
+        .unwrap();
+    let follow = agent
+        .ask(
+            &p,
+            AskRequest {
+                thread_id: Some(first.thread_id.clone()),
+                ..ask("And what happens to dividends if it falls below that?")
+            },
+            &|_: &Event| {},
+        )
+        .await
+        .unwrap();
+    assert!(
+        follow.retrieval.standalone.contains("(context: "),
+        "{}",
+        follow.retrieval.standalone
+    );
+}

@@ -377,6 +377,7 @@ impl<'a> Agent<'a> {
             web: req.web || tags.web,
             web_citations: None,
             cached_from: None,
+            rewrite_usage: None,
         };
         emit(&Event::Started {
             thread_id,
@@ -667,7 +668,12 @@ impl<'a> Agent<'a> {
         let own = resolve::strip_tags(&state.question);
         let standalone = if resolve::needs_context(&own) {
             match self.previous_standalone(profile, state).await? {
-                Some(prev) if !prev.is_empty() => format!("{own} (context: {prev})"),
+                Some(prev) if !prev.is_empty() => {
+                    match self.rewrite_follow_up(profile, state, &own).await {
+                        Some(rewritten) => rewritten,
+                        None => format!("{own} (context: {prev})"),
+                    }
+                }
                 _ => own,
             }
         } else {
@@ -675,6 +681,52 @@ impl<'a> Agent<'a> {
         };
         state.standalone = Some(standalone);
         Ok(Transition::Next(Node::ResolveIntent))
+    }
+
+    /// Generative mode (spec 000): the model rewrites a follow-up into one standalone question
+    /// from the conversation. `None` (the deterministic rewrite is used) in extractive mode, or
+    /// when the model fails or replies with something that is not one question; a failing model
+    /// is reported by the act node, which needs it anyway.
+    async fn rewrite_follow_up(
+        &self,
+        profile: &Profile,
+        state: &mut RunState,
+        own: &str,
+    ) -> Option<String> {
+        if state.mode != Mode::Generative {
+            return None;
+        }
+        let model = self.chat_model(profile)?;
+        let history = self.window(profile, state).await.ok()?;
+        let messages = vec![
+            crate::llm::Message::System(
+                "You rewrite a follow-up message of a conversation into one standalone question. \
+                 Keep every document title, version, name and number from the conversation that \
+                 the follow-up refers to. Do not answer it. Reply with the question only, on one line."
+                    .into(),
+            ),
+            crate::llm::Message::User(format!("{history}Follow-up: {own}")),
+        ];
+        let name = model.settings().model_for(Action::Inquire);
+        match complete_parsed(
+            &model,
+            &name,
+            &messages,
+            &|_: &str| {},
+            parse_rewrite,
+            "the standalone question only, on one line",
+        )
+        .await
+        {
+            Ok((q, usage)) => {
+                state.rewrite_usage = Some(usage);
+                Some(q)
+            }
+            Err(e) => {
+                tracing::debug!(error = %e, "follow-up rewrite failed; using the deterministic one");
+                None
+            }
+        }
     }
 
     fn resolve_intent(&self, state: &mut RunState) -> Transition {
@@ -974,11 +1026,16 @@ impl<'a> Agent<'a> {
             evidence.push(evidence_of(&h));
         }
         state.evidence = evidence;
-        let context = state
-            .standalone
-            .as_deref()
-            .and_then(|s| s.split_once("(context: ").map(|(_, c)| c.to_owned()))
-            .unwrap_or_default();
+        // Words borrowed from earlier turns: the deterministic rewrite marks them, a rewrite by
+        // the model is the whole standalone question.
+        let context = match state.standalone.as_deref() {
+            Some(s) if s.contains("(context: ") => s
+                .split_once("(context: ")
+                .map(|(_, c)| c.to_owned())
+                .unwrap_or_default(),
+            Some(s) if s != own => s.to_owned(),
+            _ => String::new(),
+        };
         let mut terms = extractive::question_terms(&own, &context);
         // The name of a document the question is scoped to says nothing about the answer
         // ("Under the Artistic License, what may …" must not pick the title line).
@@ -998,7 +1055,13 @@ impl<'a> Agent<'a> {
         let body = match (state.mode, self.chat_model(profile)) {
             (Mode::Generative, Some(model)) => {
                 let g = self.generate(profile, state, &model, emit).await?;
-                usage = Some(g.usage);
+                let mut u = g.usage;
+                if let Some(r) = &state.rewrite_usage {
+                    u.prompt_tokens += r.prompt_tokens;
+                    u.completion_tokens += r.completion_tokens;
+                    u.cost_usd += r.cost_usd;
+                }
+                usage = Some(u);
                 proposed = g.proposed;
                 for (i, doc_char, quote) in g.quotes {
                     if let Some(c) = self
@@ -2610,6 +2673,26 @@ fn spell_acronyms(message: &str, acronyms: &HashSet<String>) -> String {
         i += 1;
     }
     out.join(" ")
+}
+
+/// A model's rewrite of a follow-up: one line, a question of sensible length.
+fn parse_rewrite(reply: &str) -> Result<String, String> {
+    let line = reply
+        .lines()
+        .map(str::trim)
+        .find(|l| !l.is_empty())
+        .unwrap_or_default()
+        .trim_matches('"')
+        .trim();
+    if line.is_empty() {
+        return Err("the reply was empty".into());
+    }
+    if line.chars().count() > MAX_QUESTION_CHARS
+        || reply.lines().filter(|l| !l.trim().is_empty()).count() > 2
+    {
+        return Err("the reply was not one question".into());
+    }
+    Ok(line.to_owned())
 }
 
 /// What the model produced.

@@ -607,4 +607,7 @@ pub struct RunState {
     /// Set when the answer was served from the semantic cache.
     #[serde(default)]
     pub cached_from: Option<CacheHit>,
+    /// Tokens the model spent rewriting a follow-up (generative mode), added to the answer's.
+    #[serde(default)]
+    pub rewrite_usage: Option<Usage>,
 }
