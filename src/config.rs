@@ -129,6 +129,24 @@ pub struct Settings {
     pub web: crate::web::WebSettings,
     /// The semantic answer cache.
     pub cache: crate::agent::CacheSettings,
+    /// Search tuning.
+    pub search: SearchSettings,
+}
+
+/// Search tuning (`"search"` in settings.json).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct SearchSettings {
+    /// Chunks from which the vector column gets an approximate (IVF-PQ) index.
+    pub ann_min_rows: usize,
+}
+
+impl Default for SearchSettings {
+    fn default() -> Self {
+        Self {
+            ann_min_rows: crate::index::DEFAULT_ANN_MIN_ROWS,
+        }
+    }
 }
 
 /// The paths of one data directory.

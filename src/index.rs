@@ -16,6 +16,7 @@ use arrow_schema::{DataType, Field, Schema, SchemaRef};
 use futures::TryStreamExt;
 use lancedb::index::Index;
 use lancedb::index::scalar::{FtsIndexBuilder, FullTextSearchQuery};
+use lancedb::index::vector::IvfPqIndexBuilder;
 use lancedb::query::{ExecutableQuery, QueryBase, Select};
 use lancedb::table::{OptimizeAction, OptimizeOptions};
 use lancedb::{Connection, DistanceType, Table};
@@ -130,7 +131,12 @@ pub struct Hit {
 pub struct ChunkIndex {
     table: Table,
     dimension: usize,
+    ann_min_rows: usize,
 }
+
+/// Rows from which the vector column gets an approximate (IVF-PQ) index; below it an exact scan
+/// is fast enough and exact.
+pub const DEFAULT_ANN_MIN_ROWS: usize = 20_000;
 
 impl std::fmt::Debug for ChunkIndex {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -235,7 +241,11 @@ impl ChunkIndex {
                 configured: format!("a {dimension}-dimensional model"),
             });
         }
-        Ok(Self { table, dimension })
+        Ok(Self {
+            table,
+            dimension,
+            ann_min_rows: DEFAULT_ANN_MIN_ROWS,
+        })
     }
 
     /// Vector dimension of the table.
@@ -301,22 +311,52 @@ impl ChunkIndex {
         Ok(())
     }
 
-    /// Brings the full-text index up to date with everything written so far (creates it on
-    /// first use; afterwards new rows are merged into it).
-    pub async fn refresh_text_index(&self) -> Result<(), IndexError> {
-        let has_fts = self
+    /// Uses another row count from which the vector column is indexed approximately.
+    pub fn with_ann_min_rows(mut self, rows: usize) -> Self {
+        self.ann_min_rows = rows.max(256);
+        self
+    }
+
+    /// True when the vector column has an approximate index.
+    pub async fn has_vector_index(&self) -> Result<bool, IndexError> {
+        Ok(self
             .table
             .list_indices()
             .await?
             .iter()
-            .any(|i| i.columns.iter().any(|c| c == "text"));
-        if has_fts {
+            .any(|i| i.columns.iter().any(|c| c == "vector")))
+    }
+
+    /// Brings the indices up to date with everything written so far: the full-text index
+    /// (created on first use), and from [`DEFAULT_ANN_MIN_ROWS`] rows an IVF-PQ vector index
+    /// (cosine; searches re-rank its candidates with the exact vectors). Afterwards new rows
+    /// are merged into both; rows not yet merged are still searched exactly.
+    pub async fn refresh_text_index(&self) -> Result<(), IndexError> {
+        let indices = self.table.list_indices().await?;
+        let has = |col: &str| indices.iter().any(|i| i.columns.iter().any(|c| c == col));
+        let rows = self.table.count_rows(None).await?;
+        if has("text") || has("vector") {
             self.table
                 .optimize(OptimizeAction::Index(OptimizeOptions::default()))
                 .await?;
-        } else if self.table.count_rows(None).await? > 0 {
+        }
+        if !has("text") && rows > 0 {
             self.table
                 .create_index(&["text"], Index::FTS(FtsIndexBuilder::default()))
+                .execute()
+                .await?;
+        }
+        if !has("vector") && rows >= self.ann_min_rows {
+            // About √n partitions; 8 dimensions per PQ sub-vector when the dimension allows.
+            let partitions = ((rows as f64).sqrt() as u32).clamp(1, 4096);
+            let mut builder = IvfPqIndexBuilder::default()
+                .distance_type(DistanceType::Cosine)
+                .num_partitions(partitions);
+            if self.dimension % 8 == 0 {
+                builder = builder.num_sub_vectors(u32::try_from(self.dimension / 8).unwrap_or(1));
+            }
+            self.table
+                .create_index(&["vector"], Index::IvfPq(builder))
                 .execute()
                 .await?;
         }
@@ -430,6 +470,10 @@ impl ChunkIndex {
             .query()
             .nearest_to(vector)?
             .distance_type(DistanceType::Cosine)
+            // Used only when the vector index exists: probe enough partitions, and re-rank the
+            // approximate candidates with the exact vectors.
+            .nprobes(32)?
+            .refine_factor(10)
             .only_if(scope_filter(scope)?)
             .limit(limit)
             .select(Select::columns(&RESULT_COLUMNS))
@@ -584,4 +628,96 @@ fn read_hits(batches: &[RecordBatch], profile_id: &str) -> Result<Vec<Hit>, Inde
         }
     }
     Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A deterministic unit vector per seed (no model needed to test the index itself).
+    fn vector(seed: u64, dim: usize) -> Vec<f32> {
+        let mut x = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+        let mut v: Vec<f32> = (0..dim)
+            .map(|_| {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                (x % 2001) as f32 / 1000.0 - 1.0
+            })
+            .collect();
+        let n = v.iter().map(|a| a * a).sum::<f32>().sqrt();
+        v.iter_mut().for_each(|a| *a /= n);
+        v
+    }
+
+    fn row(profile: &str, doc: &str, i: u64, v: Vec<f32>) -> ChunkRow {
+        ChunkRow {
+            chunk_id: format!("{doc}:{i}"),
+            profile_id: profile.to_owned(),
+            document_id: doc.to_owned(),
+            set_id: String::new(),
+            doc_type: "regulatory".into(),
+            page_start: 1,
+            page_end: 1,
+            chunk_index: u32::try_from(i).unwrap(),
+            char_start: 0,
+            char_end: 10,
+            heading: String::new(),
+            text: format!("passage number {i}"),
+            vector: v,
+        }
+    }
+
+    #[tokio::test]
+    async fn past_the_threshold_vectors_get_an_ann_index_that_keeps_scope_and_exact_matches() {
+        let tmp = tempfile::tempdir().unwrap();
+        let uri = tmp.path().join("lancedb").to_string_lossy().into_owned();
+        let dim = 64;
+        let index = ChunkIndex::open(&uri, dim)
+            .await
+            .unwrap()
+            .with_ann_min_rows(1000);
+        let (a, b) = (
+            uuid::Uuid::new_v4().to_string(),
+            uuid::Uuid::new_v4().to_string(),
+        );
+        let (doc_a, doc_b) = (
+            uuid::Uuid::new_v4().to_string(),
+            uuid::Uuid::new_v4().to_string(),
+        );
+        let mut rows: Vec<ChunkRow> = (0..900)
+            .map(|i| row(&a, &doc_a, i, vector(i, dim)))
+            .collect();
+        // Profile b holds exact copies of some of a's vectors: it must never leak into a's results.
+        rows.extend((0..300).map(|i| row(&b, &doc_b, i, vector(i, dim))));
+        index.add(&rows[..600]).await.unwrap();
+        index.refresh_text_index().await.unwrap();
+        assert!(
+            !index.has_vector_index().await.unwrap(),
+            "600 rows: exact search"
+        );
+        index.add(&rows[600..]).await.unwrap();
+        index.refresh_text_index().await.unwrap();
+        assert!(
+            index.has_vector_index().await.unwrap(),
+            "1,200 rows: ANN index"
+        );
+        // Rows added after the index was built are still found (merged or scanned).
+        index
+            .add(&[row(&a, &doc_a, 5000, vector(5000, dim))])
+            .await
+            .unwrap();
+        let scope_a = Scope {
+            profile_id: a.clone(),
+            document_ids: vec![doc_a.clone()],
+        };
+        for seed in [3u64, 150, 299, 899, 5000] {
+            let hits = index
+                .vector_search(&scope_a, &vector(seed, dim), 5)
+                .await
+                .unwrap();
+            assert_eq!(hits[0].chunk_id, format!("{doc_a}:{seed}"), "seed {seed}");
+            assert!(hits.iter().all(|h| h.document_id == doc_a));
+        }
+    }
 }

@@ -275,7 +275,11 @@ impl Library {
         let uri = self.dir.lancedb().to_string_lossy().into_owned();
         Ok(self
             .index
-            .get_or_try_init(|| ChunkIndex::open(&uri, dimension))
+            .get_or_try_init(|| async {
+                ChunkIndex::open(&uri, dimension)
+                    .await
+                    .map(|i| i.with_ann_min_rows(self.settings.search.ann_min_rows))
+            })
             .await?)
     }
 
