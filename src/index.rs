@@ -352,7 +352,7 @@ impl ChunkIndex {
             let mut builder = IvfPqIndexBuilder::default()
                 .distance_type(DistanceType::Cosine)
                 .num_partitions(partitions);
-            if self.dimension % 8 == 0 {
+            if self.dimension.is_multiple_of(8) {
                 builder = builder.num_sub_vectors(u32::try_from(self.dimension / 8).unwrap_or(1));
             }
             self.table

@@ -164,3 +164,32 @@ pub fn prose_pages(n: usize, topic: &str) -> Vec<String> {
         })
         .collect()
 }
+
+/// Reads one HTTP/1.1 request from a socket of a local test server: the head and the body (by
+/// its Content-Length). `None` when the peer closes first.
+pub async fn read_request(sock: &mut tokio::net::TcpStream) -> Option<(String, Vec<u8>)> {
+    use tokio::io::AsyncReadExt;
+    let mut buf = Vec::new();
+    let mut chunk = [0u8; 16384];
+    loop {
+        let n = sock.read(&mut chunk).await.unwrap_or(0);
+        if n == 0 {
+            return None;
+        }
+        buf.extend_from_slice(&chunk[..n]);
+        let text = String::from_utf8_lossy(&buf).to_string();
+        if let Some(end) = text.find("\r\n\r\n") {
+            let len = text[..end]
+                .lines()
+                .find_map(|l| {
+                    l.to_ascii_lowercase()
+                        .strip_prefix("content-length:")
+                        .map(|v| v.trim().parse::<usize>().unwrap_or(0))
+                })
+                .unwrap_or(0);
+            if buf.len() >= end + 4 + len {
+                return Some((text[..end].to_owned(), buf[end + 4..end + 4 + len].to_vec()));
+            }
+        }
+    }
+}

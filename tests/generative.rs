@@ -11,7 +11,7 @@ use policypal::agent::types::{AskRequest, AuditRule, AuditStatus, Event, Mode, S
 use policypal::config::Settings;
 use policypal::llm::LlmSettings;
 use serde_json::json;
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::io::AsyncWriteExt;
 use tokio::net::TcpListener;
 
 use crate::common::{TestLib, fixture, ingest, request};
@@ -43,30 +43,10 @@ async fn server(script: Vec<Reply>) -> Server {
             let script = script.clone();
             let seen = seen.clone();
             tokio::spawn(async move {
-                let mut buf = Vec::new();
-                let mut chunk = [0u8; 16384];
-                let body = loop {
-                    let n = sock.read(&mut chunk).await.unwrap_or(0);
-                    if n == 0 {
-                        return;
-                    }
-                    buf.extend_from_slice(&chunk[..n]);
-                    let text = String::from_utf8_lossy(&buf).to_string();
-                    if let Some(end) = text.find("\r\n\r\n") {
-                        let len = text[..end]
-                            .lines()
-                            .find_map(|l| {
-                                l.to_ascii_lowercase()
-                                    .strip_prefix("content-length:")
-                                    .map(|v| v.trim().parse::<usize>().unwrap_or(0))
-                            })
-                            .unwrap_or(0);
-                        if buf.len() >= end + 4 + len {
-                            break String::from_utf8_lossy(&buf[end + 4..end + 4 + len])
-                                .to_string();
-                        }
-                    }
+                let Some((_, body)) = crate::common::read_request(&mut sock).await else {
+                    return;
                 };
+                let body = String::from_utf8_lossy(&body).to_string();
                 seen.lock().unwrap().push(body);
                 let reply = script
                     .lock()
@@ -471,33 +451,38 @@ async fn personal_data_is_redacted_before_the_model_and_restored_in_the_answer()
 async fn the_model_rewrites_a_follow_up_into_a_standalone_question() {
     const REWRITE: &str = "What happens to the dividends of a licensed bank whose capital conservation buffer falls below 2.5 per cent?";
     const ANSWER: &str = "Such a bank shall not distribute dividends until the buffer is restored.\n---\n{\"citations\": [{\"passage\": 1, \"quote\": \"shall not distribute dividends until the buffer is restored\"}]}";
-    let s = server(vec![
+    /// A question, then a follow-up in its thread, against a server playing `script`.
+    async fn two_turns(script: Vec<Reply>) -> (Server, policypal::agent::types::TurnResult) {
+        let s = server(script).await;
+        let (t, p) = library(&s.url, 30).await;
+        let agent = Agent::new(&t.lib);
+        let first = agent
+            .ask(
+                &p,
+                ask("What capital conservation buffer must a licensed bank hold?"),
+                &|_: &Event| {},
+            )
+            .await
+            .unwrap();
+        let follow = agent
+            .ask(
+                &p,
+                AskRequest {
+                    thread_id: Some(first.thread_id.clone()),
+                    ..ask("And what happens to dividends if it falls below that?")
+                },
+                &|_: &Event| {},
+            )
+            .await
+            .unwrap();
+        (s, follow)
+    }
+    let (s, follow) = two_turns(vec![
         Reply::Text(GOOD),
         Reply::Text(REWRITE),
         Reply::Text(ANSWER),
     ])
     .await;
-    let (t, p) = library(&s.url, 30).await;
-    let agent = Agent::new(&t.lib);
-    let first = agent
-        .ask(
-            &p,
-            ask("What capital conservation buffer must a licensed bank hold?"),
-            &|_: &Event| {},
-        )
-        .await
-        .unwrap();
-    let follow = agent
-        .ask(
-            &p,
-            AskRequest {
-                thread_id: Some(first.thread_id.clone()),
-                ..ask("And what happens to dividends if it falls below that?")
-            },
-            &|_: &Event| {},
-        )
-        .await
-        .unwrap();
     let bodies = s.bodies.lock().unwrap().clone();
     assert_eq!(bodies.len(), 3, "answer, rewrite, answer");
     let rewrite_request: serde_json::Value = serde_json::from_str(&bodies[1]).unwrap();
@@ -528,34 +513,13 @@ async fn the_model_rewrites_a_follow_up_into_a_standalone_question() {
     );
 
     // A rewrite that is not one question falls back to the deterministic one.
-    let s = server(vec![
+    let (_, follow) = two_turns(vec![
         Reply::Text(GOOD),
         Reply::Text(""),
         Reply::Text(""),
         Reply::Text(ANSWER),
     ])
     .await;
-    let (t, p) = library(&s.url, 30).await;
-    let agent = Agent::new(&t.lib);
-    let first = agent
-        .ask(
-            &p,
-            ask("What capital conservation buffer must a licensed bank hold?"),
-            &|_: &Event| {},
-        )
-        .await
-        .unwrap();
-    let follow = agent
-        .ask(
-            &p,
-            AskRequest {
-                thread_id: Some(first.thread_id.clone()),
-                ..ask("And what happens to dividends if it falls below that?")
-            },
-            &|_: &Event| {},
-        )
-        .await
-        .unwrap();
     assert!(
         follow.retrieval.standalone.contains("(context: "),
         "{}",

@@ -9,7 +9,7 @@ use policypal::embed::openai::OpenAiEmbedder;
 use policypal::embed::{EmbedError, Embedder};
 use policypal::{ErrorKind, SearchRequest};
 use serde_json::{Value, json};
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::io::AsyncWriteExt;
 use tokio::net::TcpListener;
 
 use crate::common::{fixture, ingest, request};
@@ -35,28 +35,8 @@ async fn server(script: Script) -> (String, Arc<AtomicUsize>) {
             };
             let counter = counter.clone();
             tokio::spawn(async move {
-                let mut buf = Vec::new();
-                let mut chunk = [0u8; 8192];
-                let body = loop {
-                    let n = sock.read(&mut chunk).await.unwrap_or(0);
-                    if n == 0 {
-                        return;
-                    }
-                    buf.extend_from_slice(&chunk[..n]);
-                    let text = String::from_utf8_lossy(&buf).to_string();
-                    if let Some(end) = text.find("\r\n\r\n") {
-                        let len = text[..end]
-                            .lines()
-                            .find_map(|l| {
-                                l.to_ascii_lowercase()
-                                    .strip_prefix("content-length:")
-                                    .map(|v| v.trim().parse::<usize>().unwrap_or(0))
-                            })
-                            .unwrap_or(0);
-                        if buf.len() >= end + 4 + len {
-                            break buf[end + 4..end + 4 + len].to_vec();
-                        }
-                    }
+                let Some((_, body)) = crate::common::read_request(&mut sock).await else {
+                    return;
                 };
                 counter.fetch_add(1, Ordering::SeqCst);
                 let req: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);

@@ -11,7 +11,7 @@ use policypal::config::Settings;
 use policypal::secrets;
 use policypal::web::WebSettings;
 use serde_json::json;
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::io::AsyncWriteExt;
 use tokio::net::TcpListener;
 
 use crate::common::{TestLib, fixture, ingest, request};
@@ -38,32 +38,10 @@ async fn tavily(status: u16) -> (String, Arc<Mutex<Vec<Seen>>>) {
             };
             let log = log.clone();
             tokio::spawn(async move {
-                let mut buf = Vec::new();
-                let mut chunk = [0u8; 8192];
-                let (head, body) = loop {
-                    let n = sock.read(&mut chunk).await.unwrap_or(0);
-                    if n == 0 {
-                        return;
-                    }
-                    buf.extend_from_slice(&chunk[..n]);
-                    let text = String::from_utf8_lossy(&buf).to_string();
-                    if let Some(end) = text.find("\r\n\r\n") {
-                        let len = text[..end]
-                            .lines()
-                            .find_map(|l| {
-                                l.to_ascii_lowercase()
-                                    .strip_prefix("content-length:")
-                                    .map(|v| v.trim().parse::<usize>().unwrap_or(0))
-                            })
-                            .unwrap_or(0);
-                        if buf.len() >= end + 4 + len {
-                            break (
-                                text[..end].to_owned(),
-                                String::from_utf8_lossy(&buf[end + 4..end + 4 + len]).to_string(),
-                            );
-                        }
-                    }
+                let Some((head, body)) = crate::common::read_request(&mut sock).await else {
+                    return;
                 };
+                let body = String::from_utf8_lossy(&body).to_string();
                 let body: serde_json::Value = serde_json::from_str(&body).unwrap_or_default();
                 log.lock().unwrap().push(Seen { head, body });
                 let reply = json!({
@@ -251,6 +229,22 @@ async fn the_library_says_it_has_nothing_when_only_the_web_answers() {
     );
 }
 
+/// Asks a question with web search in a fresh library using `web`; returns the error.
+async fn web_error(web: WebSettings) -> policypal::Error {
+    let (t, p) = library(web).await;
+    Agent::new(&t.lib)
+        .ask(
+            &p,
+            ask(
+                "What capital conservation buffer must a licensed bank hold?",
+                true,
+            ),
+            &|_: &Event| {},
+        )
+        .await
+        .unwrap_err()
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn web_search_is_off_by_default_and_failures_are_typed() {
     // Off by default: a clear error the user can act on, and the message is kept.
@@ -282,36 +276,14 @@ async fn web_search_is_off_by_default_and_failures_are_typed() {
         let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
         l.local_addr().unwrap()
     };
-    let (t, p) = library(enabled(&format!("http://{closed}"))).await;
-    let e = Agent::new(&t.lib)
-        .ask(
-            &p,
-            ask(
-                "What capital conservation buffer must a licensed bank hold?",
-                true,
-            ),
-            &|_: &Event| {},
-        )
-        .await
-        .unwrap_err();
+    let e = web_error(enabled(&format!("http://{closed}"))).await;
     assert_eq!(e.kind(), ErrorKind::Remote);
     assert!(e.to_string().contains("could not reach"), "{e}");
     assert!(!e.to_string().contains(KEY));
 
     // A refused key.
     let (url, _) = tavily(401).await;
-    let (t, p) = library(enabled(&url)).await;
-    let e = Agent::new(&t.lib)
-        .ask(
-            &p,
-            ask(
-                "What capital conservation buffer must a licensed bank hold?",
-                true,
-            ),
-            &|_: &Event| {},
-        )
-        .await
-        .unwrap_err();
+    let e = web_error(enabled(&url)).await;
     assert_eq!(e.kind(), ErrorKind::Remote);
     assert!(e.to_string().contains("API key was refused"), "{e}");
 
