@@ -1338,7 +1338,7 @@ impl<'a> Agent<'a> {
                     }
                 }
                 changed.sort_by(|a, b| b.score.total_cmp(&a.score));
-                changed.truncate(3);
+                changed.truncate(4);
                 picks.sort_by_key(unchanged);
                 picks.retain(|p| {
                     !changed
@@ -1347,7 +1347,7 @@ impl<'a> Agent<'a> {
                 });
                 changed.extend(picks);
                 picks = changed;
-                picks.truncate(4);
+                picks.truncate(5);
             }
             let mut cited = Vec::new();
             for p in picks {
