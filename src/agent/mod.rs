@@ -1225,14 +1225,21 @@ impl<'a> Agent<'a> {
         let mut per_doc: Vec<(Document, Vec<Citation>)> = Vec::new();
         let mut proposed = 0usize;
         let mut found: Vec<Vec<Evidence>> = Vec::new();
-        for d in &docs {
+        // "What did 1.3 add", "new rules in 13.20 that 12.18 did not have": the newest version
+        // is searched wider, since its additions are the answer.
+        let additions = versions
+            && ADDITIONS
+                .as_ref()
+                .is_some_and(|re| re.is_match(&own.to_lowercase()));
+        for (di, d) in docs.iter().enumerate() {
+            let newest = di + 1 == docs.len();
             let mut hits = self
                 .lib
                 .search(
                     profile,
                     &SearchRequest {
                         query: query.clone(),
-                        k: 8,
+                        k: if additions && newest { 16 } else { 8 },
                         documents: vec![d.id.clone()],
                         ..SearchRequest::default()
                     },
@@ -1305,9 +1312,10 @@ impl<'a> Agent<'a> {
                         .flat_map(|s| text::pieces(s, 300))
                     {
                         let stems = extractive::stems(&sentence.text);
-                        let overlap = terms.keys().filter(|t| stems.contains(*t)).count();
-                        if overlap == 0
+                        if !terms.keys().any(|t| stems.contains(t))
                             || sentence.text.chars().filter(|c| c.is_alphabetic()).count() < 8
+                            // "Package: eg-tools": a field of an example, not a statement.
+                            || sentence.text.split_whitespace().count() < 4
                             || text::looks_like_heading(&sentence.text)
                             || is_fragment(&sentence)
                         {
@@ -1333,9 +1341,26 @@ impl<'a> Agent<'a> {
                             evidence: ei,
                             sentence,
                             doc_char,
-                            score: overlap as f32 + quantified,
+                            score: quantified,
                         });
                     }
+                }
+                // Shared terms weighted by rarity among the candidates: the question's specific
+                // words ("debian/changelog") count more than its common ones ("upload").
+                let cand_stems: Vec<HashSet<String>> = changed
+                    .iter()
+                    .map(|c| extractive::stems(&c.sentence.text))
+                    .collect();
+                let n = cand_stems.len().max(1) as f32;
+                for (c, st) in changed.iter_mut().zip(&cand_stems) {
+                    c.score += terms
+                        .keys()
+                        .filter(|t| st.contains(*t))
+                        .map(|t| {
+                            let df = cand_stems.iter().filter(|x| x.contains(t)).count() as f32;
+                            (1.0 + n / (1.0 + df)).ln()
+                        })
+                        .sum::<f32>();
                 }
                 changed.sort_by(|a, b| b.score.total_cmp(&a.score));
                 changed.truncate(4);
@@ -1374,7 +1399,7 @@ impl<'a> Agent<'a> {
                 directions.push((j, 0));
             }
             for (a, b) in directions {
-                let quotes: Vec<Citation> = per_doc[a].1.iter().take(3).cloned().collect();
+                let quotes: Vec<Citation> = per_doc[a].1.iter().take(5).cloned().collect();
                 for c in quotes {
                     if aligned
                         .iter()
@@ -2616,6 +2641,10 @@ fn mentioned_titles(message: &str, docs: &[Document]) -> Vec<String> {
     }
     out
 }
+
+static ADDITIONS: LazyLock<Option<regex::Regex>> = LazyLock::new(|| {
+    regex::Regex::new(r"\b(new|adds?|added|introduces?|introduced)\b|\bbut not in\b|\bdid not have\b|\bdidn't have\b").ok()
+});
 
 static VERSION_WORD: LazyLock<Option<regex::Regex>> =
     LazyLock::new(|| regex::Regex::new(r"(?i)\b(version|ver\.?|v\.?)\s*(\d)").ok());

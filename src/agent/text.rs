@@ -371,6 +371,13 @@ pub fn looks_like_heading(text: &str) -> bool {
     if words.is_empty() || words.len() > 8 {
         return false;
     }
+    // A numbered section title ("6.8.9.2 Manual -dbg packages").
+    if words.len() > 1
+        && words[0].contains('.')
+        && words[0].chars().all(|c| c.is_ascii_digit() || c == '.')
+    {
+        return true;
+    }
     let marked = words
         .iter()
         .filter(|w| {
@@ -509,6 +516,7 @@ mod tests {
     fn headings_are_told_from_sentences() {
         assert!(looks_like_heading("Non-Maintainer Uploads (NMUs) 51"));
         assert!(looks_like_heading("5.11.3 Using the DELAYED/ queue"));
+        assert!(looks_like_heading("6.8.9.2 Manual -dbg packages"));
         assert!(!looks_like_heading("• Other NMUs: 10 days"));
         assert!(!looks_like_heading("A bank must hold 8 per cent."));
     }
