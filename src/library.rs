@@ -6,7 +6,7 @@
 //! `processing` row whose lease runs out, and the next [`Library::open`] marks it failed and
 //! removes its chunks. Must not: print, parse command lines, or know about Tauri.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -170,7 +170,13 @@ pub struct Library {
     index: OnceCell<ChunkIndex>,
     /// Serialises full-text index maintenance within this process.
     index_maintenance: Mutex<()>,
+    /// Recent query embeddings: one question is embedded for the answer cache, for retrieval
+    /// and for remembering the answer; the model runs once.
+    recent_queries: std::sync::Mutex<VecDeque<(String, Vec<f32>)>>,
 }
+
+/// Query embeddings kept by [`Library::embed_query`].
+const RECENT_QUERIES: usize = 16;
 
 impl std::fmt::Debug for Library {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -194,6 +200,7 @@ impl Library {
             embedder: OnceCell::new(),
             index: OnceCell::new(),
             index_maintenance: Mutex::new(()),
+            recent_queries: std::sync::Mutex::new(VecDeque::new()),
         };
         lib.recover().await?;
         Ok(lib)
@@ -207,8 +214,31 @@ impl Library {
         let _ = cell.set(embedder);
         Self {
             embedder: cell,
+            recent_queries: std::sync::Mutex::new(VecDeque::new()),
             ..self
         }
+    }
+
+    /// The embedding of a search query, reused when the same text was embedded just before.
+    pub async fn embed_query(&self, query: &str) -> Result<Vec<f32>, Error> {
+        let hit = self
+            .recent_queries
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .iter()
+            .find(|(q, _)| q == query)
+            .map(|(_, v)| v.clone());
+        if let Some(v) = hit {
+            return Ok(v);
+        }
+        let v = self.embedder().await?.embed_query(query).await?;
+        let mut recent = self
+            .recent_queries
+            .lock()
+            .unwrap_or_else(|e| e.into_inner());
+        recent.push_front((query.to_owned(), v.clone()));
+        recent.truncate(RECENT_QUERIES);
+        Ok(v)
     }
 
     /// The data directory.
@@ -750,7 +780,7 @@ impl Library {
         let embedder = self.embedder().await?;
         self.check_model(embedder.as_ref()).await?;
         let index = self.index().await?;
-        let vector = embedder.embed_query(query).await?;
+        let vector = self.embed_query(query).await?;
         let hits = index.hybrid_search(&scope, query, &vector, req.k).await?;
         self.label_hits(profile, hits).await
     }

@@ -170,32 +170,27 @@ impl ChatModel {
             url: url.clone(),
             message,
         };
-        let plain = crate::redact::Redactor::default();
-        let mut session = self.redactor.as_ref().unwrap_or(&plain).session();
-        let redacting = self.redactor.is_some();
-        let outgoing = |session: &mut crate::redact::Session<'_>, s: &str| {
-            if redacting {
-                session.redact(s)
-            } else {
-                s.to_owned()
-            }
+        // With redaction, personal data is replaced in what is sent and restored in the reply.
+        let mut session = self.redactor.as_ref().map(crate::redact::Redactor::session);
+        let mut outgoing = |s: &str| match session.as_mut() {
+            Some(x) => x.redact(s),
+            None => s.to_owned(),
         };
         let msgs: Vec<ChatCompletionRequestMessage> = messages
             .iter()
             .map(|m| match m {
                 Message::System(s) => ChatCompletionRequestMessage::System(
-                    ChatCompletionRequestSystemMessage::from(outgoing(&mut session, s)),
+                    ChatCompletionRequestSystemMessage::from(outgoing(s)),
                 ),
                 Message::User(s) => ChatCompletionRequestMessage::User(
-                    ChatCompletionRequestUserMessage::from(outgoing(&mut session, s)),
+                    ChatCompletionRequestUserMessage::from(outgoing(s)),
                 ),
             })
             .collect();
-        if session.redacted() > 0 {
-            tracing::debug!(values = session.redacted(), "personal data redacted");
+        if let Some(n) = session.as_ref().map(|x| x.redacted()).filter(|n| *n > 0) {
+            tracing::debug!(values = n, "personal data redacted");
         }
-        let session = session;
-        let restorer = std::sync::Mutex::new(session.stream());
+        let restorer = session.as_ref().map(|x| std::sync::Mutex::new(x.stream()));
         let request = CreateChatCompletionRequestArgs::default()
             .model(model)
             .messages(msgs)
@@ -220,7 +215,10 @@ impl ChatModel {
                 let chunk = item.map_err(|e| remote(e.to_string()))?;
                 for choice in &chunk.choices {
                     if let Some(t) = &choice.delta.content {
-                        let shown = restorer.lock().unwrap_or_else(|e| e.into_inner()).push(t);
+                        let shown = match &restorer {
+                            Some(r) => r.lock().unwrap_or_else(|e| e.into_inner()).push(t),
+                            None => t.clone(),
+                        };
                         if !shown.is_empty() {
                             on_token(&shown);
                         }
@@ -232,11 +230,13 @@ impl ChatModel {
                     out.usage.completion_tokens = u.completion_tokens;
                 }
             }
-            let rest = restorer.lock().unwrap_or_else(|e| e.into_inner()).finish();
-            if !rest.is_empty() {
-                on_token(&rest);
+            if let (Some(r), Some(x)) = (&restorer, &session) {
+                let rest = r.lock().unwrap_or_else(|e| e.into_inner()).finish();
+                if !rest.is_empty() {
+                    on_token(&rest);
+                }
+                out.text = x.restore(&out.text);
             }
-            out.text = session.restore(&out.text);
             out.usage.cost_usd =
                 self.settings
                     .cost(model, out.usage.prompt_tokens, out.usage.completion_tokens);

@@ -93,12 +93,14 @@ pub async fn search(
         return Err(WebError::Disabled.into());
     }
     let key = crate::secrets::get(crate::secrets::WEB_SEARCH_KEY)?.ok_or(WebError::NoKey)?;
-    let plain = crate::redact::Redactor::default();
-    let mut session = redactor.unwrap_or(&plain).session();
-    let query = if redactor.is_some() {
-        session.redact(query)
-    } else {
-        query.to_owned()
+    let mut session = redactor.map(crate::redact::Redactor::session);
+    let query = match session.as_mut() {
+        Some(s) => s.redact(query),
+        None => query.to_owned(),
+    };
+    let restore = |t: &str| match &session {
+        Some(s) => s.restore(t),
+        None => t.to_owned(),
     };
     let url = settings.base_url.trim_end_matches('/').to_owned();
     let remote = |message: String| WebError::Remote {
@@ -152,9 +154,9 @@ pub async fn search(
         .into_iter()
         .filter(|r| !r.url.trim().is_empty() && !r.content.trim().is_empty())
         .map(|r| WebResult {
-            title: session.restore(r.title.trim()),
+            title: restore(r.title.trim()),
             url: r.url.trim().to_owned(),
-            content: session.restore(r.content.trim()),
+            content: restore(r.content.trim()),
             score: r.score,
         })
         .collect())

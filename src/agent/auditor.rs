@@ -48,15 +48,7 @@ impl Agent<'_> {
         state: &mut RunState,
         emit: Emit<'_>,
     ) -> Result<Transition, Error> {
-        let ids = state
-            .documents
-            .as_ref()
-            .map(|d| d.resolved.clone())
-            .unwrap_or_default();
-        let mut docs = Vec::new();
-        for id in &ids {
-            docs.push(self.lib.store().document(&profile.id, id).await?);
-        }
+        let docs = self.resolved_documents(profile, state).await?;
         let Some(source) = self.audit_source(profile, state, &docs).await? else {
             state.answer = Some(refusal(
                 "There is no text to audit. Paste it after your request (on a new line), or tag the policy document to audit followed by the documents to audit it against.",

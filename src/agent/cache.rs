@@ -71,11 +71,7 @@ impl Agent<'_> {
 
     /// Mode, set and resolved documents: answers are only shared within one scope.
     fn cache_scope(state: &RunState) -> String {
-        let mut docs = state
-            .documents
-            .as_ref()
-            .map(|d| d.resolved.clone())
-            .unwrap_or_default();
+        let mut docs = resolved_ids(state);
         docs.sort();
         format!(
             "{}|{}|{}",
@@ -142,7 +138,7 @@ impl Agent<'_> {
         if candidates.is_empty() {
             return Ok(false);
         }
-        let vector = self.lib.embedder().await?.embed_query(&question).await?;
+        let vector = self.lib.embed_query(&question).await?;
         let min = self.lib.settings().cache.min_similarity;
         let mut best: Option<(f32, crate::store::CacheEntry)> = None;
         for e in candidates {
@@ -195,7 +191,7 @@ impl Agent<'_> {
             return Ok(());
         }
         let question = Self::cache_question(state);
-        let vector = self.lib.embedder().await?.embed_query(&question).await?;
+        let vector = self.lib.embed_query(&question).await?;
         let documents = json(
             &self
                 .cited_fingerprint(profile, &turn.answer.citations)

@@ -98,7 +98,7 @@ pub fn missing_anchors(question: &str, texts: &[&str]) -> Vec<String> {
 
 /// `needle` occurs in `hay` with no letter or digit glued to either end ("SOC" is not in
 /// "association").
-fn contains_word(hay: &str, needle: &str) -> bool {
+pub fn contains_word(hay: &str, needle: &str) -> bool {
     if needle.is_empty() {
         return false;
     }

@@ -273,6 +273,19 @@ impl<'a> Agent<'a> {
         self
     }
 
+    /// The documents the run resolved, in order (ids in `state.documents.resolved`).
+    async fn resolved_documents(
+        &self,
+        profile: &Profile,
+        state: &RunState,
+    ) -> Result<Vec<Document>, Error> {
+        let mut docs = Vec::new();
+        for id in resolved_ids(state) {
+            docs.push(self.lib.store().document(&profile.id, &id).await?);
+        }
+        Ok(docs)
+    }
+
     /// A handle that cancels the current run when set.
     pub fn cancel_handle(&self) -> Arc<AtomicBool> {
         self.cancel.clone()
@@ -978,11 +991,7 @@ impl<'a> Agent<'a> {
             state.answer = Some(answer);
             return Ok(Transition::Next(Node::Format));
         }
-        let resolved = state
-            .documents
-            .as_ref()
-            .map(|d| d.resolved.clone())
-            .unwrap_or_default();
+        let resolved = resolved_ids(state);
         let req = SearchRequest {
             query: state.standalone.clone().unwrap_or_else(|| own.clone()),
             k: 20,
@@ -1039,14 +1048,10 @@ impl<'a> Agent<'a> {
         let mut terms = extractive::question_terms(&own, &context);
         // The name of a document the question is scoped to says nothing about the answer
         // ("Under the Artistic License, what may …" must not pick the title line).
-        if let Some(d) = &state.documents {
-            for id in &d.resolved {
-                if let Ok(doc) = self.lib.store().document(&profile.id, id).await {
-                    let name_terms = extractive::stems(&format!("{} {}", doc.title, doc.version));
-                    if terms.keys().any(|t| !name_terms.contains(t)) {
-                        terms.retain(|t, _| !name_terms.contains(t));
-                    }
-                }
+        for doc in self.resolved_documents(profile, state).await? {
+            let name_terms = extractive::stems(&format!("{} {}", doc.title, doc.version));
+            if terms.keys().any(|t| !name_terms.contains(t)) {
+                terms.retain(|t, _| !name_terms.contains(t));
             }
         }
         let mut citations = Vec::new();
@@ -1134,7 +1139,7 @@ impl<'a> Agent<'a> {
                 }
             }
             let names = names.to_lowercase();
-            missing.retain(|a| !extractive::missing_anchors(a, &[names.as_str()]).is_empty());
+            missing.retain(|a| !extractive::contains_word(&names, &a.to_lowercase()));
         }
         // A question that asks for a kind of value ("within how many hours", "how often", "what
         // salary") is not answered by quotes that hold none.
@@ -1176,15 +1181,7 @@ impl<'a> Agent<'a> {
     /// (versions of one document ordered old → new), with changed quantities and obligation
     /// words called out (extractive in both modes for now).
     async fn compare(&self, profile: &Profile, state: &mut RunState) -> Result<Transition, Error> {
-        let ids = state
-            .documents
-            .as_ref()
-            .map(|d| d.resolved.clone())
-            .unwrap_or_default();
-        let mut docs = Vec::new();
-        for id in &ids {
-            docs.push(self.lib.store().document(&profile.id, id).await?);
-        }
+        let mut docs = self.resolved_documents(profile, state).await?;
         let same_title = docs
             .windows(2)
             .all(|w| compare::base_title(&w[0].title) == compare::base_title(&w[1].title));
@@ -1271,12 +1268,6 @@ impl<'a> Agent<'a> {
         }
         // Between versions, a sentence that both versions contain word for word is not what
         // changed: sentences absent from the other versions' passages come first.
-        let flat = |t: &str| {
-            t.split_whitespace()
-                .collect::<Vec<_>>()
-                .join(" ")
-                .to_lowercase()
-        };
         let texts: Vec<String> = found
             .iter()
             .map(|ev| {
@@ -1582,12 +1573,6 @@ impl<'a> Agent<'a> {
                 },
             )
             .await?;
-        let flat = |t: &str| {
-            t.split_whitespace()
-                .collect::<Vec<_>>()
-                .join(" ")
-                .to_lowercase()
-        };
         let mut best: Option<(f32, Evidence, u64, String)> = None;
         for h in &hits {
             let e = evidence_of(h);
@@ -1642,11 +1627,7 @@ impl<'a> Agent<'a> {
         profile: &Profile,
         state: &mut RunState,
     ) -> Result<Transition, Error> {
-        let ids = state
-            .documents
-            .as_ref()
-            .map(|d| d.resolved.clone())
-            .unwrap_or_default();
+        let ids = resolved_ids(state);
         let index = self.lib.index().await?;
         let per_doc = if ids.len() <= 1 {
             12
@@ -2525,6 +2506,23 @@ fn web_section(a: &mut Answer, web: &[Citation]) {
         a.status = Status::Answered;
         a.options.clear();
     }
+}
+
+/// The ids of the documents a run resolved.
+fn resolved_ids(state: &RunState) -> Vec<String> {
+    state
+        .documents
+        .as_ref()
+        .map(|d| d.resolved.clone())
+        .unwrap_or_default()
+}
+
+/// Lower case with whitespace runs collapsed: two quotes are the same sentence when these match.
+fn flat(t: &str) -> String {
+    t.split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
+        .to_lowercase()
 }
 
 /// The start of a passage cut mid-sentence by chunking ("automatically terminate your rights…"):

@@ -28,8 +28,6 @@ pub struct NewCacheEntry<'a> {
 /// A cached answer.
 #[derive(Debug, Clone, PartialEq)]
 pub struct CacheEntry {
-    /// Row id.
-    pub id: String,
     /// The question that was answered.
     pub question: String,
     /// Its embedding.
@@ -44,7 +42,6 @@ pub struct CacheEntry {
 
 #[derive(FromRow)]
 struct CacheRow {
-    id: String,
     question: String,
     embedding: Vec<u8>,
     message_id: String,
@@ -86,7 +83,7 @@ impl Store {
         scope: &str,
     ) -> Result<Vec<CacheEntry>, StoreError> {
         let rows = sqlx::query_as::<_, CacheRow>(
-            "SELECT id, question, embedding, message_id, documents, created_at FROM answer_cache \
+            "SELECT question, embedding, message_id, documents, created_at FROM answer_cache \
              WHERE profile_id = ? AND action = ? AND scope = ? ORDER BY created_at DESC LIMIT 500",
         )
         .bind(profile_id)
@@ -97,7 +94,6 @@ impl Store {
         Ok(rows
             .into_iter()
             .map(|r| CacheEntry {
-                id: r.id,
                 question: r.question,
                 embedding: r
                     .embedding
