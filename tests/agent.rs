@@ -418,6 +418,148 @@ async fn compare_quotes_both_versions_old_to_new_and_calls_out_the_changed_numbe
     }
 }
 
+/// Version 1 and 2 of a policy: version 2 adds a definition, drops a statement about the
+/// policy's own language and shortens a deadline; many identical pages surround them.
+fn policy_versions(dir: &std::path::Path) -> (std::path::PathBuf, std::path::PathBuf) {
+    let definitions = |added: bool| {
+        let mut p = String::from(
+            "1. Definitions\nThe \"officer\" means the compliance officer appointed by the board.\n\
+             A \"record\" means any document kept under this policy by a business unit.\n",
+        );
+        if added {
+            p.push_str(
+                "The \"publisher\" means any person or entity that distributes copies of a record to the public.\n",
+            );
+        }
+        p.push_str("A \"breach\" means any failure to follow this policy or its procedures.\n");
+        p
+    };
+    let reporting = |days: u32| {
+        format!(
+            "3. Reporting\nStaff must report a breach to the officer within {days} business days.\n\
+             The officer informs the board of every breach at its next quarterly meeting.\n"
+        )
+    };
+    let closing = |kept: bool| {
+        let mut p = String::from(
+            "9. Training\nAll staff complete compliance training once every calendar year.\n",
+        );
+        if kept {
+            p.push_str("This policy itself is written in plain English and typeset in LaTeX.\n");
+        }
+        p.push_str("Training records are kept by the human resources department.\n");
+        p
+    };
+    let filler = crate::common::prose_pages(8, "records retention");
+    let build = |v2: bool| {
+        let mut pages = vec![definitions(v2), reporting(if v2 { 3 } else { 5 })];
+        pages.extend(filler.iter().cloned());
+        pages.push(closing(!v2));
+        make_pdf(&pages)
+    };
+    (
+        write(dir, "policy-v1.pdf", &build(false)),
+        write(dir, "policy-v2.pdf", &build(true)),
+    )
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn compare_between_versions_finds_added_and_dropped_sentences_anywhere_in_the_document() {
+    let t = TestLib::new().await;
+    let p = t.profile("alice").await;
+    let (v1, v2) = policy_versions(t.dir());
+    let labelled = |path: std::path::PathBuf, version: &str| IngestRequest {
+        title: Some("Conduct Policy".into()),
+        version: Some(version.into()),
+        ..request(path)
+    };
+    let old = ingest(&t.lib, &p, labelled(v1, "1"))
+        .await
+        .unwrap()
+        .document;
+    let new = ingest(&t.lib, &p, labelled(v2, "2"))
+        .await
+        .unwrap()
+        .document;
+    let agent = Agent::new(&t.lib).without_cache();
+    let compare = |q: &str| AskRequest {
+        documents: vec![old.id.clone(), new.id.clone()],
+        action: Some(Action::Compare),
+        ..ask(q)
+    };
+    let quoted = |turn: &policypal::agent::types::TurnResult, doc: &str, needle: &str| {
+        turn.answer
+            .citations
+            .iter()
+            .any(|c| c.document_id == doc && c.quote.contains(needle))
+    };
+
+    // The added definition shares no word with the question but sits under "Definitions";
+    // what the question sets aside ("apart from reporting") must not crowd it out.
+    let added = agent
+        .ask(
+            &p,
+            compare("Apart from reporting, what did version 2 add to the definitions?"),
+            QUIET,
+        )
+        .await
+        .unwrap();
+    assert_eq!(
+        added.answer.status,
+        Status::Answered,
+        "{} {:?}",
+        added.answer.text,
+        added.answer.confidence
+    );
+    assert!(
+        quoted(&added, &new.id, "publisher"),
+        "{}",
+        added.answer.text
+    );
+
+    // A statement only the old version has is found in the old version.
+    let dropped = agent
+        .ask(
+            &p,
+            compare("Which statement about the policy's own typesetting was dropped?"),
+            QUIET,
+        )
+        .await
+        .unwrap();
+    assert!(
+        quoted(&dropped, &old.id, "LaTeX"),
+        "{}",
+        dropped.answer.text
+    );
+    // Sentences both versions share word for word are never presented as what changed.
+    for turn in [&added, &dropped] {
+        assert!(
+            !turn
+                .answer
+                .citations
+                .iter()
+                .any(|c| c.quote.contains("requires careful review")),
+            "{}",
+            turn.answer.text
+        );
+        for c in &turn.answer.citations {
+            let page = t
+                .lib
+                .store()
+                .page_text(&p.id, &c.document_id, c.page)
+                .await
+                .unwrap()
+                .unwrap();
+            assert!(
+                page.contains(&c.quote),
+                "{:?} not on page {}",
+                c.quote,
+                c.page
+            );
+        }
+    }
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn audit_flags_rule_conflicts_with_verified_clauses_and_passes_a_compliant_text() {
     let t = TestLib::new().await;

@@ -196,3 +196,57 @@ async fn bad_queries_are_refused_and_an_empty_library_returns_nothing() {
         .unwrap();
     assert!(hits.iter().all(|h| !h.hit.document_id.is_empty()));
 }
+
+#[test]
+fn minilm_vectors_match_the_reference_bert_and_ignore_batching() {
+    let m = crate::common::model();
+    let text = "Banks must hold a minimum total capital ratio of 8 per cent.".to_owned();
+    // First dimensions of the normalised mean-pooled vector from candle-transformers' BertModel
+    // on the same weights and token ids (the generic implementation our encoder replaced).
+    let reference = [
+        0.093_001_12f32,
+        -0.012_351_309,
+        -0.079_759_72,
+        -0.037_801_13,
+        -0.027_225_148,
+        -0.042_841_41,
+        -0.058_599_185,
+        0.072_942_37,
+    ];
+    let alone = m.embed_blocking(std::slice::from_ref(&text)).unwrap();
+    assert_eq!(alone.vectors[0].len(), 384);
+    for (got, want) in alone.vectors[0].iter().zip(reference) {
+        assert!((got - want).abs() < 1e-4, "{got} vs {want}");
+    }
+    // In a batch with longer texts (padding) and across batch boundaries, the vector is the same.
+    let mut texts: Vec<String> = (0..11)
+        .map(|i| {
+            format!(
+                "Clause {i}: {}",
+                "records are kept for seven years. ".repeat(i * 3 + 1)
+            )
+        })
+        .collect();
+    texts.insert(5, text.clone());
+    let batched = m.embed_blocking(&texts).unwrap();
+    let cos: f32 = batched.vectors[5]
+        .iter()
+        .zip(&alone.vectors[0])
+        .map(|(a, b)| a * b)
+        .sum();
+    assert!(cos > 0.9999, "cosine {cos}");
+    // Meaning: a paraphrase is closer than an unrelated sentence.
+    let others = m
+        .embed_blocking(&[
+            "The minimum capital adequacy ratio for banks is eight percent.".to_owned(),
+            "Staff must lock their screens before leaving the desk.".to_owned(),
+        ])
+        .unwrap();
+    let dot = |v: &[f32]| -> f32 { v.iter().zip(&alone.vectors[0]).map(|(a, b)| a * b).sum() };
+    assert!(
+        dot(&others.vectors[0]) > dot(&others.vectors[1]) + 0.2,
+        "{} vs {}",
+        dot(&others.vectors[0]),
+        dot(&others.vectors[1])
+    );
+}

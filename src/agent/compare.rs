@@ -6,6 +6,7 @@
 //! of documents (old → new). Pure functions; deterministic. Must not: call models or stores.
 
 use std::cmp::Ordering;
+use std::collections::HashSet;
 
 use regex::Regex;
 use std::sync::LazyLock;
@@ -148,6 +149,70 @@ pub fn version_order(a: &str, b: &str) -> Ordering {
     pa.cmp(&pb)
 }
 
+/// Words per shingle when telling changed sentences from unchanged ones.
+const SHINGLE: usize = 5;
+
+fn words(text: &str) -> Vec<String> {
+    text.split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .map(str::to_lowercase)
+        .collect()
+}
+
+fn hash_words(w: &[String]) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    w.hash(&mut h);
+    h.finish()
+}
+
+/// Every run of five consecutive words of a text (hashed), ignoring case, punctuation, line
+/// breaks and page furniture between them: the fingerprint of a whole document version.
+pub fn shingles(text: &str) -> HashSet<u64> {
+    let w = words(text);
+    if w.len() < SHINGLE {
+        return std::iter::once(hash_words(&w)).collect();
+    }
+    w.windows(SHINGLE).map(hash_words).collect()
+}
+
+/// Share of a sentence's five-word runs that the other version does not have: 0.0 for a
+/// sentence kept word for word (wherever it sits), 1.0 for one written anew.
+pub fn novelty(sentence: &str, other: &HashSet<u64>) -> f32 {
+    let grams = shingles(sentence);
+    if grams.is_empty() {
+        return 0.0;
+    }
+    grams.iter().filter(|g| !other.contains(g)).count() as f32 / grams.len() as f32
+}
+
+// "Apart from termination and relicensing, what did 1.3 add": what the reader already knows.
+static EXCLUDED: LazyLock<Option<Regex>> = LazyLock::new(|| {
+    Regex::new(
+        r"(?i)\b(?:apart from|other than|aside from|besides|except for|excluding)\s+([^,;?.]+)",
+    )
+    .ok()
+});
+
+/// The part of a question the reader sets aside ("apart from X", "other than X"), if any.
+pub fn excluded(question: &str) -> Option<String> {
+    EXCLUDED
+        .as_ref()?
+        .captures(question)
+        .and_then(|c| c.get(1))
+        .map(|m| m.as_str().trim().to_owned())
+}
+
+// "Which statement was dropped", "what did 13.20 remove": the older version holds the answer.
+static REMOVALS: LazyLock<Option<Regex>> = LazyLock::new(|| {
+    Regex::new(r"(?i)\b(dropped|removed?|deleted|omitted|no longer|left out|taken out)\b").ok()
+});
+
+/// Whether a question asks what a newer version no longer has.
+pub fn asks_removals(question: &str) -> bool {
+    REMOVALS.as_ref().is_some_and(|re| re.is_match(question))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -202,5 +267,38 @@ mod tests {
         assert_eq!(version_order("12.18", "13.20"), Ordering::Less);
         assert_eq!(version_order("2.10", "2.9"), Ordering::Greater);
         assert_eq!(version_order("2024", "2025"), Ordering::Less);
+    }
+    #[test]
+    fn novelty_tells_kept_sentences_from_new_ones() {
+        let old = shingles(
+            "The \"Title Page\" means, for a printed book, the title page itself.\nA section \"Entitled XYZ\" means a named subunit of the Document.",
+        );
+        // Kept word for word, across a different line break: not new.
+        assert_eq!(
+            novelty(
+                "A section \"Entitled XYZ\"\nmeans a named subunit of the Document.",
+                &old
+            ),
+            0.0
+        );
+        assert!(
+            novelty(
+                "The \"publisher\" means any person or entity that distributes copies of the Document to the public.",
+                &old
+            ) > 0.9
+        );
+    }
+
+    #[test]
+    fn set_aside_parts_and_removals_are_read_from_the_question() {
+        assert_eq!(
+            excluded("Apart from termination and relicensing, what did GFDL 1.3 add?").as_deref(),
+            Some("termination and relicensing")
+        );
+        assert_eq!(excluded("What did GFDL 1.3 add?"), None);
+        assert!(asks_removals(
+            "which statement about the manual was dropped"
+        ));
+        assert!(!asks_removals("what was added"));
     }
 }

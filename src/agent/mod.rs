@@ -1204,7 +1204,9 @@ impl<'a> Agent<'a> {
         let mut terms = extractive::question_terms(&own, "");
         let mut noise = extractive::stems(
             "compare comparison differ difference differences change changed changes version \
-             versions between document documents old new previous latest release edition",
+             versions between document documents old new previous latest release edition \
+             add adds added introduce introduces introduced drop dropped remove removed delete \
+             deleted omit omitted apart aside besides except excluding",
         );
         for d in &docs {
             noise.extend(extractive::stems(&format!(
@@ -1217,6 +1219,19 @@ impl<'a> Agent<'a> {
             )));
         }
         terms.retain(|t, _| !noise.contains(t));
+        // "Apart from termination and relicensing, …": what the reader sets aside is not
+        // the subject, and passages about it come last.
+        let set_aside = compare::excluded(&own)
+            .map(|x| extractive::stems(&x))
+            .unwrap_or_default();
+        terms.retain(|t, _| !set_aside.contains(t));
+        // What the cited passages must cover for confidence: the question's own terms, not
+        // the acronyms guessed from them.
+        let coverage_terms = terms.clone();
+        // "Non-maintainer upload" in the question, "NMU" in the documents.
+        for a in text::acronyms(&own) {
+            terms.entry(text::stem(&a)).or_insert(1.0);
+        }
         let mut citations: Vec<Citation> = Vec::new();
         let mut evidence_all = Vec::new();
         let mut per_doc: Vec<(Document, Vec<Citation>)> = Vec::new();
@@ -1266,6 +1281,28 @@ impl<'a> Agent<'a> {
             let evidence: Vec<Evidence> = hits.iter().map(evidence_of).collect();
             found.push(evidence);
         }
+        // Between versions, the whole text of every version: a sentence is changed only if the
+        // other versions do not have it anywhere (not merely outside the retrieved passages),
+        // and the passages closest to the question in meaning are read whole-document wide.
+        let removals = versions && compare::asks_removals(&own);
+        let mut whole: Vec<Vec<crate::index::ChunkRow>> = Vec::new();
+        let mut grams: Vec<HashSet<u64>> = Vec::new();
+        let mut question_vector = Vec::new();
+        if versions {
+            let index = self.lib.index().await?;
+            question_vector = self.lib.embed_query(&query).await?;
+            for d in &docs {
+                let rows = index.rows(&profile.id, &d.id).await?;
+                grams.push(compare::shingles(
+                    &rows
+                        .iter()
+                        .map(|r| r.text.as_str())
+                        .collect::<Vec<_>>()
+                        .join("\n"),
+                ));
+                whole.push(rows);
+            }
+        }
         // Between versions, a sentence that both versions contain word for word is not what
         // changed: sentences absent from the other versions' passages come first.
         let texts: Vec<String> = found
@@ -1279,7 +1316,7 @@ impl<'a> Agent<'a> {
                 )
             })
             .collect();
-        for (i, (d, evidence)) in docs.iter().zip(found).enumerate() {
+        for (i, (d, mut evidence)) in docs.iter().zip(found).enumerate() {
             let mut picks = extractive::pick(&terms, &evidence, if versions { 8 } else { 3 });
             // Headings name a topic; they say nothing about what changed.
             picks.retain(|p| {
@@ -1293,17 +1330,63 @@ impl<'a> Agent<'a> {
                         .enumerate()
                         .any(|(j, other)| j != i && other.contains(&t))
                 };
-                // Sentences on the question's subject that the other versions do not contain
-                // word for word: the amended clauses themselves.
+                // The chunks of this version nearest the question, beyond those retrieved; wider
+                // for the version that holds the answer ("what did 1.3 add": the newest;
+                // "which statement was dropped": the oldest).
+                let wide = (additions && i + 1 == docs.len()) || (removals && i == 0);
+                let mut ranked: Vec<(f32, &crate::index::ChunkRow)> = whole[i]
+                    .iter()
+                    .map(|r| {
+                        let sim = r
+                            .vector
+                            .iter()
+                            .zip(&question_vector)
+                            .map(|(a, b)| a * b)
+                            .sum::<f32>();
+                        (sim, r)
+                    })
+                    .collect();
+                ranked.sort_by(|a, b| b.0.total_cmp(&a.0));
+                for (sim, r) in ranked.into_iter().take(if wide { 24 } else { 8 }) {
+                    if !evidence.iter().any(|e| e.chunk_id == r.chunk_id) {
+                        evidence.push(Evidence {
+                            chunk_id: r.chunk_id.clone(),
+                            document_id: d.id.clone(),
+                            text: r.text.clone(),
+                            char_start: r.char_start,
+                            page: r.page_start,
+                            vector_score: sim,
+                            text_rank: None,
+                            score: 0.0,
+                        });
+                    }
+                }
+                let headings: HashMap<&str, HashSet<String>> = whole[i]
+                    .iter()
+                    .map(|r| (r.chunk_id.as_str(), extractive::stems(&r.heading)))
+                    .collect();
+                let other: HashSet<u64> = grams
+                    .iter()
+                    .enumerate()
+                    .filter(|(j, _)| *j != i)
+                    .flat_map(|(_, g)| g.iter().copied())
+                    .collect();
+                // Sentences on the question's subject (or under a heading on it) that the other
+                // versions do not contain: the amended and added clauses themselves.
                 let mut changed: Vec<extractive::Picked> = Vec::new();
+                let mut context: Vec<HashSet<String>> = Vec::new();
                 for (ei, e) in evidence.iter().enumerate() {
+                    let heading = headings.get(e.chunk_id.as_str());
                     // A long clause is quoted in whole pieces, never clipped mid-thought.
                     for sentence in text::sentences(&e.text)
                         .iter()
                         .flat_map(|s| text::pieces(s, 300))
                     {
                         let stems = extractive::stems(&sentence.text);
-                        if !terms.keys().any(|t| stems.contains(t))
+                        let on_subject = |t: &String| {
+                            stems.contains(t) || heading.is_some_and(|h| h.contains(t))
+                        };
+                        if !terms.keys().any(on_subject)
                             || sentence.text.chars().filter(|c| c.is_alphabetic()).count() < 8
                             // "Package: eg-tools": a field of an example, not a statement.
                             || sentence.text.split_whitespace().count() < 4
@@ -1318,30 +1401,36 @@ impl<'a> Agent<'a> {
                         } else {
                             0.5
                         };
-                        let t = flat(&sentence.text);
-                        if texts
-                            .iter()
-                            .enumerate()
-                            .any(|(j, other)| j != i && other.contains(&t))
-                        {
+                        if compare::novelty(&sentence.text, &other) < 0.2 {
+                            continue;
+                        }
+                        let set_aside_penalty = if stems.iter().any(|t| set_aside.contains(t)) {
+                            2.0
+                        } else {
+                            0.0
+                        };
+                        if changed.iter().any(|c| c.sentence.text == sentence.text) {
                             continue;
                         }
                         let doc_char =
                             e.char_start + e.text[..sentence.start].chars().count() as u64;
+                        let mut with_heading = stems.clone();
+                        if let Some(h) = heading {
+                            with_heading.extend(h.iter().cloned());
+                        }
+                        context.push(with_heading);
                         changed.push(extractive::Picked {
                             evidence: ei,
                             sentence,
                             doc_char,
-                            score: quantified,
+                            // Closeness in meaning breaks ties between equally worded clauses.
+                            score: quantified + e.vector_score.max(0.0) - set_aside_penalty,
                         });
                     }
                 }
                 // Shared terms weighted by rarity among the candidates: the question's specific
                 // words ("debian/changelog") count more than its common ones ("upload").
-                let cand_stems: Vec<HashSet<String>> = changed
-                    .iter()
-                    .map(|c| extractive::stems(&c.sentence.text))
-                    .collect();
+                let cand_stems = context;
                 let n = cand_stems.len().max(1) as f32;
                 for (c, st) in changed.iter_mut().zip(&cand_stems) {
                     c.score += terms
@@ -1525,8 +1614,16 @@ impl<'a> Agent<'a> {
                 rows.join("\n")
             ));
         }
-        let cited_text = text_of(&citations);
-        let coverage = extractive::coverage(&terms, &cited_text);
+        // A quote stands under its section heading ("1. Definitions"), which is part of what it
+        // says.
+        let mut cited_text = text_of(&citations);
+        for r in whole.iter().flatten() {
+            if !r.heading.is_empty() && citations.iter().any(|c| c.chunk_id == r.chunk_id) {
+                cited_text.push('\n');
+                cited_text.push_str(&r.heading);
+            }
+        }
+        let coverage = extractive::coverage(&coverage_terms, &cited_text);
         let retrieval = evidence_all
             .iter()
             .map(|e| e.vector_score)

@@ -209,6 +209,19 @@ fn strip_suffixes(w: &str) -> String {
         {
             return match suffix {
                 "ies" | "ied" => format!("{base}y"),
+                // "typesetting"/"typeset", "submitted"/"submit": the doubled consonant goes
+                // (but "called", "passed" keep theirs).
+                "ing" | "ings" | "ed" => {
+                    let mut chars: Vec<char> = base.chars().collect();
+                    let n = chars.len();
+                    if n >= 4
+                        && chars[n - 1] == chars[n - 2]
+                        && !matches!(chars[n - 1], 'l' | 's' | 'z' | 'e' | 'o' | 'a' | 'i' | 'u')
+                    {
+                        chars.pop();
+                    }
+                    chars.into_iter().collect()
+                }
                 _ => base.to_owned(),
             };
         }
@@ -360,10 +373,49 @@ pub fn pieces(s: &Sentence, max: usize) -> Vec<Sentence> {
     out
 }
 
+/// Acronyms a question may be spelled out in ("non-maintainer upload" → "nmu"): the initials
+/// of every run of three or four consecutive content words within one clause, lower-cased.
+/// Documents often use only the short form ("NMUs"), which shares no word with the long one.
+pub fn acronyms(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    for clause in text.split([',', ';', ':', '?', '.', '!', '(', ')']) {
+        let mut run: Vec<char> = Vec::new();
+        let mut flush = |run: &mut Vec<char>| {
+            for n in 3..=4 {
+                for w in run.windows(n) {
+                    let a: String = w.iter().collect();
+                    if !out.contains(&a) {
+                        out.push(a);
+                    }
+                }
+            }
+            run.clear();
+        };
+        for word in clause.split(|c: char| c.is_whitespace() || c == '-' || c == '/') {
+            let lower = word.to_lowercase();
+            let letters =
+                !lower.is_empty() && lower.chars().all(|c| c.is_alphabetic() || c == '\'');
+            if letters && !STOP_WORDS.contains(lower.as_str()) {
+                if let Some(c) = lower.chars().next() {
+                    run.push(c);
+                }
+            } else {
+                flush(&mut run);
+            }
+        }
+        flush(&mut run);
+    }
+    out
+}
+
 /// True for a line that reads as a heading or a table-of-contents entry rather than a sentence:
 /// no closing punctuation or colon, at most eight words, mostly capitalised or numbered.
 pub fn looks_like_heading(text: &str) -> bool {
     let t = text.trim();
+    // Dot leaders: a table-of-contents line ("7.5.4 Handling new maintainer applications . . .").
+    if t.contains(". . . .") {
+        return true;
+    }
     if t.ends_with(['.', '!', '?', ';', ',', ')']) && !t.ends_with("s)") || t.contains(':') {
         return false;
     }
@@ -375,6 +427,16 @@ pub fn looks_like_heading(text: &str) -> bool {
     if words.len() > 1
         && words[0].contains('.')
         && words[0].chars().all(|c| c.is_ascii_digit() || c == '.')
+    {
+        return true;
+    }
+    // A table-of-contents entry: a capitalised title followed by its page number
+    // ("Best practices for debian/changelog 59").
+    if words.len() > 1
+        && words[0].starts_with(|c: char| c.is_uppercase())
+        && words
+            .last()
+            .is_some_and(|w| w.len() <= 4 && w.chars().all(|c| c.is_ascii_digit()))
     {
         return true;
     }
@@ -493,6 +555,9 @@ mod tests {
         assert_eq!(stem("retained"), stem("retain"));
         assert_eq!(stem("violated"), stem("violation"));
         assert_eq!(stem("terminate"), stem("termination"));
+        assert_eq!(stem("typesetting"), stem("typeset"));
+        assert_eq!(stem("submitted"), stem("submit"));
+        assert_eq!(stem("called"), "call");
     }
 
     #[test]
@@ -513,11 +578,27 @@ mod tests {
     }
 
     #[test]
+    fn acronyms_of_spelled_out_names() {
+        let a = acronyms(
+            "Which changes belong in a non-maintainer upload, per the Developer's Reference?",
+        );
+        assert!(a.contains(&"nmu".to_owned()), "{a:?}");
+        // Two words make no acronym, and a comma ends a run.
+        assert!(!a.iter().any(|x| x.len() < 3), "{a:?}");
+        assert!(acronyms("capital, ratio, bank").is_empty());
+    }
+
+    #[test]
     fn headings_are_told_from_sentences() {
         assert!(looks_like_heading("Non-Maintainer Uploads (NMUs) 51"));
         assert!(looks_like_heading("5.11.3 Using the DELAYED/ queue"));
         assert!(looks_like_heading("6.8.9.2 Manual -dbg packages"));
         assert!(!looks_like_heading("• Other NMUs: 10 days"));
         assert!(!looks_like_heading("A bank must hold 8 per cent."));
+        assert!(looks_like_heading("Best practices for debian/changelog 59"));
+        assert!(!looks_like_heading("Records are kept for 7 years."));
+        assert!(looks_like_heading(
+            "81 7.5.4 Handling new maintainer applications . . . . . . . . ."
+        ));
     }
 }

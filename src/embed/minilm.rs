@@ -11,23 +11,25 @@ use std::sync::Arc;
 
 use candle_core::{DType, Device, Tensor};
 use candle_nn::VarBuilder;
-use candle_transformers::models::bert::{BertModel, Config};
 use futures::future::BoxFuture;
 use tokenizers::{Tokenizer, TruncationDirection, TruncationParams, TruncationStrategy};
 
 use super::{EmbedError, Embedder, Embeddings, normalise};
+use policypal_encoder::{Encoder, Shape, mean_pool};
 
 /// Most tokens the model sees per text (its training limit; positions go to 512).
 pub const MAX_TOKENS: usize = 256;
-/// Texts per forward pass.
-pub const BATCH_SIZE: usize = 32;
+/// Texts per forward pass. Eight is as fast as 32 on two cores (the matrix products are
+/// large enough either way) and keeps the attention scores of a batch at 25 MB instead of
+/// 100 MB, which is most of the difference in peak memory (measured: 231 MB vs 600 MB).
+pub const BATCH_SIZE: usize = 8;
 /// Identifier recorded in the index.
 pub const MODEL_ID: &str = "local:all-MiniLM-L6-v2";
 /// Files the model directory must hold.
 pub const REQUIRED_FILES: [&str; 3] = ["model.safetensors", "tokenizer.json", "config.json"];
 
 struct Inner {
-    model: BertModel,
+    model: Encoder,
     tokenizer: Tokenizer,
     device: Device,
     hidden: usize,
@@ -64,19 +66,21 @@ impl MiniLm {
         };
         let config_bytes =
             std::fs::read(dir.join("config.json")).map_err(|e| invalid(e.to_string()))?;
-        let config: Config = serde_json::from_slice(&config_bytes)
+        let shape: Shape = serde_json::from_slice(&config_bytes)
             .map_err(|e| invalid(format!("config.json: {e}")))?;
-        let hidden = serde_json::from_slice::<serde_json::Value>(&config_bytes)
-            .ok()
-            .and_then(|v| v.get("hidden_size").and_then(serde_json::Value::as_u64))
-            .and_then(|h| usize::try_from(h).ok())
-            .ok_or_else(|| invalid("config.json has no hidden_size".into()))?;
+        let hidden = shape.hidden_size;
         let device = Device::Cpu;
         let weights =
             std::fs::read(dir.join("model.safetensors")).map_err(|e| invalid(e.to_string()))?;
         let vb = VarBuilder::from_buffered_safetensors(weights, DType::F32, &device)
             .map_err(|e| invalid(format!("model.safetensors: {e}")))?;
-        let model = BertModel::load(vb, &config).map_err(|e| invalid(format!("weights: {e}")))?;
+        let model = Encoder::load(vb, shape).map_err(|e| invalid(format!("weights: {e}")))?;
+        if model.max_positions() < MAX_TOKENS {
+            return Err(invalid(format!(
+                "the model knows {} positions, fewer than {MAX_TOKENS}",
+                model.max_positions()
+            )));
+        }
         let mut tokenizer = Tokenizer::from_file(dir.join("tokenizer.json"))
             .map_err(|e| invalid(format!("tokenizer.json: {e}")))?;
         tokenizer
@@ -164,12 +168,8 @@ impl MiniLm {
         let inner = &self.inner;
         let ids = Tensor::from_vec(ids, (rows, len), &inner.device)?;
         let mask = Tensor::from_vec(mask, (rows, len), &inner.device)?;
-        let types = ids.zeros_like()?;
-        let hidden = inner.model.forward(&ids, &types, Some(&mask))?;
-        let mask = mask.to_dtype(DType::F32)?.unsqueeze(2)?;
-        let summed = hidden.broadcast_mul(&mask)?.sum(1)?;
-        let counts = mask.sum(1)?;
-        summed.broadcast_div(&counts)?.to_vec2::<f32>()
+        let hidden = inner.model.forward(&ids, &mask)?;
+        mean_pool(&hidden, &mask)?.to_vec2::<f32>()
     }
 }
 
