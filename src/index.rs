@@ -15,7 +15,7 @@ use arrow_array::{
 use arrow_schema::{DataType, Field, Schema, SchemaRef};
 use futures::TryStreamExt;
 use lancedb::index::Index;
-use lancedb::index::scalar::{FtsIndexBuilder, FullTextSearchQuery};
+use lancedb::index::scalar::{BitmapIndexBuilder, FtsIndexBuilder, FullTextSearchQuery};
 use lancedb::index::vector::IvfPqIndexBuilder;
 use lancedb::query::{ExecutableQuery, QueryBase, Select};
 use lancedb::table::{OptimizeAction, OptimizeOptions};
@@ -345,6 +345,18 @@ impl ChunkIndex {
                 .create_index(&["text"], Index::FTS(FtsIndexBuilder::default()))
                 .execute()
                 .await?;
+        }
+        // Every search is prefiltered by profile and documents; in a large table an index on
+        // those columns spares a scan of both for each query.
+        if rows >= self.ann_min_rows {
+            for col in ["profile_id", "document_id"] {
+                if !has(col) {
+                    self.table
+                        .create_index(&[col], Index::Bitmap(BitmapIndexBuilder::default()))
+                        .execute()
+                        .await?;
+                }
+            }
         }
         if !has("vector") && rows >= self.ann_min_rows {
             // About √n partitions; 8 dimensions per PQ sub-vector when the dimension allows.
