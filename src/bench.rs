@@ -207,8 +207,12 @@ pub struct SearchSize {
     pub vector_ms: Percentiles,
     /// Full-text search alone, milliseconds.
     pub text_ms: Percentiles,
-    /// Query embedding + hybrid search, milliseconds.
+    /// A whole hybrid search as `Library::search` runs it (query embedding and vector search
+    /// beside the full-text search, then fusion), milliseconds.
     pub hybrid_total_ms: Percentiles,
+    /// With the approximate vector index: share of the exact top 10 that the approximate
+    /// search also returns in its top 10.
+    pub ann_recall_at_10: Option<f64>,
 }
 
 /// p50 / p95 / max.
@@ -263,12 +267,14 @@ const QUERIES: [&str; 10] = [
 ];
 
 /// Builds libraries of the given sizes from the real chunks of `source` (vectors jittered and
-/// re-normalised so no two rows are identical) and times searches over each.
+/// re-normalised so no two rows are identical) and times searches over each, with the data
+/// directory's search settings (approximate index threshold and parameters).
 pub async fn search(
     model_dir: &Path,
     source: &Path,
     sizes: &[usize],
     queries: usize,
+    search: crate::config::SearchSettings,
 ) -> Result<SearchBench, Error> {
     let (model, _) = load_model(model_dir).await?;
     let embedder: Arc<dyn Embedder> = model.clone();
@@ -301,7 +307,7 @@ pub async fn search(
     }
     let mut out = Vec::new();
     for &n in sizes {
-        out.push(search_size(embedder.as_ref(), &seed, n, queries).await?);
+        out.push(search_size(embedder.as_ref(), &seed, n, queries, search).await?);
     }
     Ok(SearchBench {
         seed_chunks: seed.len(),
@@ -328,11 +334,15 @@ async fn search_size(
     seed: &[ChunkRow],
     n: usize,
     queries: usize,
+    search: crate::config::SearchSettings,
 ) -> Result<SearchSize, Error> {
     const PER_DOC: usize = 100;
     let tmp = TempDir::new("search")?;
     let uri = tmp.0.join("lancedb").to_string_lossy().into_owned();
-    let index = ChunkIndex::open(&uri, embedder.dimension()).await?;
+    let index = ChunkIndex::open(&uri, embedder.dimension())
+        .await?
+        .with_ann_min_rows(search.ann_min_rows)
+        .with_ann_params(search.ann());
     let profile_id = uuid::Uuid::new_v4().to_string();
     let doc_ids: Vec<String> = (0..n.div_ceil(PER_DOC))
         .map(|_| uuid::Uuid::new_v4().to_string())
@@ -365,23 +375,43 @@ async fn search_size(
         profile_id,
         document_ids: doc_ids.clone(),
     };
+    let approximate = index.has_vector_index().await?;
     let (mut embed, mut vector, mut text, mut total) =
         (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    let (mut found, mut wanted) = (0usize, 0usize);
+    let candidates = crate::index::hybrid_candidates(10);
     for i in 0..queries + 3 {
         let q = QUERIES[i % QUERIES.len()];
+        // As `Library::search` does it: full-text search while the query is embedded, then
+        // the vector search, then fusion.
         let t0 = Instant::now();
-        let v = embedder.embed_query(q).await?;
+        let (vector_hits, text_hits) = futures::try_join!(
+            async {
+                let v = embedder.embed_query(q).await?;
+                Ok::<_, Error>(index.vector_search(&scope, &v, candidates).await?)
+            },
+            async { Ok::<_, Error>(index.text_search(&scope, q, candidates).await?) }
+        )?;
+        crate::index::fuse(vector_hits, text_hits, 10);
         let t1 = Instant::now();
-        index.hybrid_search(&scope, q, &v, 10).await?;
+        let v = embedder.embed_query(q).await?;
         let t2 = Instant::now();
-        index.vector_search(&scope, &v, 40).await?;
+        let approx = index.vector_search(&scope, &v, candidates).await?;
         let t3 = Instant::now();
-        index.text_search(&scope, q, 40).await?;
+        index.text_search(&scope, q, candidates).await?;
         let t4 = Instant::now();
+        if approximate {
+            let exact = index.vector_search_exact(&scope, &v, 10).await?;
+            wanted += exact.len();
+            found += exact
+                .iter()
+                .filter(|e| approx.iter().take(10).any(|a| a.chunk_id == e.chunk_id))
+                .count();
+        }
         if i >= 3 {
             // The first queries warm caches and are not counted.
-            embed.push(t1 - t0);
-            total.push(t2 - t0);
+            total.push(t1 - t0);
+            embed.push(t2 - t1);
             vector.push(t3 - t2);
             text.push(t4 - t3);
         }
@@ -394,6 +424,7 @@ async fn search_size(
         vector_ms: percentiles(vector),
         text_ms: percentiles(text),
         hybrid_total_ms: percentiles(total),
+        ann_recall_at_10: approximate.then(|| round(found as f64 / wanted.max(1) as f64)),
     })
 }
 

@@ -933,7 +933,9 @@ async fn run_bench(dir: &DataDir, cmd: &BenchCmd) -> Result<(), Error> {
             chunks,
             source,
             queries,
-        } => print_json(&bench::search(&model_dir, source, chunks, *queries).await?),
+        } => {
+            print_json(&bench::search(&model_dir, source, chunks, *queries, settings.search).await?)
+        }
         BenchCmd::Actions { .. } | BenchCmd::Ask { .. } => Err(Error::Internal(
             "bench actions and bench ask run on an opened library".into(),
         )),

@@ -139,12 +139,29 @@ pub struct Settings {
 pub struct SearchSettings {
     /// Chunks from which the vector column gets an approximate (IVF-PQ) index.
     pub ann_min_rows: usize,
+    /// IVF partitions probed per approximate query.
+    pub ann_nprobes: usize,
+    /// Approximate candidates re-ranked exactly, as a multiple of the results wanted.
+    pub ann_refine_factor: u32,
 }
 
 impl Default for SearchSettings {
     fn default() -> Self {
+        let ann = crate::index::AnnParams::default();
         Self {
             ann_min_rows: crate::index::DEFAULT_ANN_MIN_ROWS,
+            ann_nprobes: ann.nprobes,
+            ann_refine_factor: ann.refine_factor,
+        }
+    }
+}
+
+impl SearchSettings {
+    /// The approximate-search parameters.
+    pub fn ann(&self) -> crate::index::AnnParams {
+        crate::index::AnnParams {
+            nprobes: self.ann_nprobes,
+            refine_factor: self.ann_refine_factor,
         }
     }
 }

@@ -132,6 +132,31 @@ pub struct ChunkIndex {
     table: Table,
     dimension: usize,
     ann_min_rows: usize,
+    ann: AnnParams,
+}
+
+/// How an approximate vector search trades speed for recall (used only once the IVF-PQ index
+/// exists; `bench search` reports the recall against the exact scan).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct AnnParams {
+    /// IVF partitions probed per query.
+    pub nprobes: usize,
+    /// Candidates re-ranked with the exact vectors, as a multiple of the limit.
+    pub refine_factor: u32,
+}
+
+impl Default for AnnParams {
+    fn default() -> Self {
+        Self {
+            nprobes: 32,
+            refine_factor: 10,
+        }
+    }
+}
+
+/// Candidates each retriever contributes to a hybrid search of `limit` results.
+pub fn hybrid_candidates(limit: usize) -> usize {
+    (limit * 4).max(20)
 }
 
 /// Rows from which the vector column gets an approximate (IVF-PQ) index; below it an exact scan
@@ -245,6 +270,7 @@ impl ChunkIndex {
             table,
             dimension,
             ann_min_rows: DEFAULT_ANN_MIN_ROWS,
+            ann: AnnParams::default(),
         })
     }
 
@@ -314,6 +340,15 @@ impl ChunkIndex {
     /// Uses another row count from which the vector column is indexed approximately.
     pub fn with_ann_min_rows(mut self, rows: usize) -> Self {
         self.ann_min_rows = rows.max(256);
+        self
+    }
+
+    /// Uses other approximate-search parameters.
+    pub fn with_ann_params(mut self, ann: AnnParams) -> Self {
+        self.ann = AnnParams {
+            nprobes: ann.nprobes.max(1),
+            refine_factor: ann.refine_factor.max(1),
+        };
         self
     }
 
@@ -474,18 +509,43 @@ impl ChunkIndex {
         vector: &[f32],
         limit: usize,
     ) -> Result<Vec<Hit>, IndexError> {
+        self.nearest(scope, vector, limit, false).await
+    }
+
+    /// Nearest chunks by an exact scan even when an approximate index exists (to measure the
+    /// approximate search's recall).
+    pub async fn vector_search_exact(
+        &self,
+        scope: &Scope,
+        vector: &[f32],
+        limit: usize,
+    ) -> Result<Vec<Hit>, IndexError> {
+        self.nearest(scope, vector, limit, true).await
+    }
+
+    async fn nearest(
+        &self,
+        scope: &Scope,
+        vector: &[f32],
+        limit: usize,
+        exact: bool,
+    ) -> Result<Vec<Hit>, IndexError> {
         if scope.document_ids.is_empty() || limit == 0 {
             return Ok(Vec::new());
         }
-        let batches: Vec<RecordBatch> = self
+        let mut query = self
             .table
             .query()
             .nearest_to(vector)?
             .distance_type(DistanceType::Cosine)
             // Used only when the vector index exists: probe enough partitions, and re-rank the
             // approximate candidates with the exact vectors.
-            .nprobes(32)?
-            .refine_factor(10)
+            .nprobes(self.ann.nprobes)?
+            .refine_factor(self.ann.refine_factor);
+        if exact {
+            query = query.bypass_vector_index();
+        }
+        let batches: Vec<RecordBatch> = query
             .only_if(scope_filter(scope)?)
             .limit(limit)
             .select(Select::columns(&RESULT_COLUMNS))
@@ -538,22 +598,6 @@ impl ChunkIndex {
             h.text_rank = Some(rank + 1);
         }
         Ok(hits)
-    }
-
-    /// Hybrid search: vector and full-text candidates fused by reciprocal rank.
-    pub async fn hybrid_search(
-        &self,
-        scope: &Scope,
-        query: &str,
-        vector: &[f32],
-        limit: usize,
-    ) -> Result<Vec<Hit>, IndexError> {
-        let candidates = (limit * 4).max(20);
-        let (vector_hits, text_hits) = futures::try_join!(
-            self.vector_search(scope, vector, candidates),
-            self.text_search(scope, query, candidates)
-        )?;
-        Ok(fuse(vector_hits, text_hits, limit))
     }
 }
 

@@ -306,9 +306,10 @@ impl Library {
         Ok(self
             .index
             .get_or_try_init(|| async {
-                ChunkIndex::open(&uri, dimension)
-                    .await
-                    .map(|i| i.with_ann_min_rows(self.settings.search.ann_min_rows))
+                ChunkIndex::open(&uri, dimension).await.map(|i| {
+                    i.with_ann_min_rows(self.settings.search.ann_min_rows)
+                        .with_ann_params(self.settings.search.ann())
+                })
             })
             .await?)
     }
@@ -780,8 +781,16 @@ impl Library {
         let embedder = self.embedder().await?;
         self.check_model(embedder.as_ref()).await?;
         let index = self.index().await?;
-        let vector = self.embed_query(query).await?;
-        let hits = index.hybrid_search(&scope, query, &vector, req.k).await?;
+        // Full-text search needs no vector: it runs while the query is embedded.
+        let candidates = crate::index::hybrid_candidates(req.k);
+        let (vector_hits, text_hits) = futures::try_join!(
+            async {
+                let vector = self.embed_query(query).await?;
+                Ok::<_, Error>(index.vector_search(&scope, &vector, candidates).await?)
+            },
+            async { Ok::<_, Error>(index.text_search(&scope, query, candidates).await?) }
+        )?;
+        let hits = crate::index::fuse(vector_hits, text_hits, req.k);
         self.label_hits(profile, hits).await
     }
 

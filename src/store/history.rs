@@ -94,9 +94,38 @@ pub struct CheckpointRow {
 }
 
 const CONVERSATION_SELECT: &str = "SELECT c.id, c.title, c.archived != 0 AS archived, c.created_at, c.updated_at, \
-     (SELECT substr(m.content, 1, 120) FROM messages m WHERE m.conversation_id = c.id AND m.profile_id = c.profile_id \
+     (SELECT substr(m.content, 1, 400) FROM messages m WHERE m.conversation_id = c.id AND m.profile_id = c.profile_id \
         ORDER BY m.created_at DESC, m.rowid DESC LIMIT 1) AS preview \
      FROM conversations c";
+
+/// Most characters of a preview.
+const PREVIEW_CHARS: usize = 120;
+
+/// The preview as a reader sees the message: answers are stored as Markdown ("**Audit: …**",
+/// tables), which a one-line preview must not show raw.
+fn plain_preview(mut c: Conversation) -> Conversation {
+    c.preview = c.preview.map(|p| {
+        let text: String = p
+            .lines()
+            // Table rules ("|---|---|") carry nothing.
+            .filter(|l| {
+                !l.trim()
+                    .chars()
+                    .all(|ch| matches!(ch, '|' | '-' | ':' | ' '))
+            })
+            .map(|l| l.trim().trim_start_matches('#').trim_start_matches("- "))
+            .collect::<Vec<_>>()
+            .join(" ")
+            .replace("**", "")
+            .replace('|', " ");
+        let flat = text.split_whitespace().collect::<Vec<_>>().join(" ");
+        match flat.char_indices().nth(PREVIEW_CHARS) {
+            Some((i, _)) => format!("{}…", flat[..i].trim_end()),
+            None => flat,
+        }
+    });
+    c
+}
 
 impl Store {
     /// Creates a conversation with this id if it does not exist; returns it.
@@ -133,6 +162,7 @@ impl Store {
             .bind(id)
             .fetch_optional(&self.pool)
             .await?
+            .map(plain_preview)
             .ok_or_else(|| StoreError::ConversationNotFound(id.to_owned()))
     }
 
@@ -159,7 +189,10 @@ impl Store {
             .bind(id)
             .bind(i64::from(limit))
             .fetch_all(&self.pool)
-            .await?)
+            .await?
+            .into_iter()
+            .map(plain_preview)
+            .collect())
     }
 
     /// Renames a conversation.
@@ -343,5 +376,40 @@ impl Store {
         .bind(conversation_id)
         .fetch_optional(&self.pool)
         .await?)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn with_preview(p: &str) -> Conversation {
+        Conversation {
+            id: "t".into(),
+            title: "t".into(),
+            archived: false,
+            created_at: String::new(),
+            updated_at: String::new(),
+            preview: Some(p.into()),
+        }
+    }
+
+    #[test]
+    fn previews_of_markdown_answers_read_as_plain_text() {
+        let c = plain_preview(with_preview(
+            "**Audit: Leave policy** against **Capital Guidelines (2024)**\n\n| Severity | Finding |\n|---|---|\n| high | 6 per cent |",
+        ));
+        assert_eq!(
+            c.preview.as_deref(),
+            Some(
+                "Audit: Leave policy against Capital Guidelines (2024) Severity Finding high 6 per cent"
+            )
+        );
+        let long = plain_preview(with_preview(&"word ".repeat(80)));
+        let p = long.preview.unwrap_or_default();
+        assert!(
+            p.ends_with('…') && p.chars().count() <= PREVIEW_CHARS + 1,
+            "{p}"
+        );
     }
 }
