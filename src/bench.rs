@@ -379,20 +379,20 @@ async fn search_size(
     let (mut embed, mut vector, mut text, mut total) =
         (Vec::new(), Vec::new(), Vec::new(), Vec::new());
     let (mut found, mut wanted) = (0usize, 0usize);
-    let candidates = crate::index::hybrid_candidates(10);
+    // As many candidates as a hybrid search of 10 asks each retriever for.
+    let candidates = 40;
     for i in 0..queries + 3 {
         let q = QUERIES[i % QUERIES.len()];
-        // As `Library::search` does it: full-text search while the query is embedded, then
-        // the vector search, then fusion.
+        // As `Library::search` does it.
         let t0 = Instant::now();
-        let (vector_hits, text_hits) = futures::try_join!(
-            async {
-                let v = embedder.embed_query(q).await?;
-                Ok::<_, Error>(index.vector_search(&scope, &v, candidates).await?)
-            },
-            async { Ok::<_, Error>(index.text_search(&scope, q, candidates).await?) }
-        )?;
-        crate::index::fuse(vector_hits, text_hits, 10);
+        index
+            .hybrid_search(
+                &scope,
+                q,
+                async { Ok::<_, Error>(embedder.embed_query(q).await?) },
+                10,
+            )
+            .await?;
         let t1 = Instant::now();
         let v = embedder.embed_query(q).await?;
         let t2 = Instant::now();

@@ -155,7 +155,7 @@ impl Default for AnnParams {
 }
 
 /// Candidates each retriever contributes to a hybrid search of `limit` results.
-pub fn hybrid_candidates(limit: usize) -> usize {
+fn hybrid_candidates(limit: usize) -> usize {
     (limit * 4).max(20)
 }
 
@@ -598,6 +598,26 @@ impl ChunkIndex {
             h.text_rank = Some(rank + 1);
         }
         Ok(hits)
+    }
+
+    /// Hybrid search: the full-text search runs while `vector` (the query's embedding, still
+    /// being computed) resolves and is searched; reciprocal rank fusion merges both lists.
+    pub async fn hybrid_search<E: From<IndexError>>(
+        &self,
+        scope: &Scope,
+        query: &str,
+        vector: impl std::future::Future<Output = Result<Vec<f32>, E>>,
+        limit: usize,
+    ) -> Result<Vec<Hit>, E> {
+        let candidates = hybrid_candidates(limit);
+        let (vector_hits, text_hits) = futures::try_join!(
+            async {
+                let v = vector.await?;
+                Ok::<_, E>(self.vector_search(scope, &v, candidates).await?)
+            },
+            async { Ok::<_, E>(self.text_search(scope, query, candidates).await?) }
+        )?;
+        Ok(fuse(vector_hits, text_hits, limit))
     }
 }
 

@@ -781,16 +781,9 @@ impl Library {
         let embedder = self.embedder().await?;
         self.check_model(embedder.as_ref()).await?;
         let index = self.index().await?;
-        // Full-text search needs no vector: it runs while the query is embedded.
-        let candidates = crate::index::hybrid_candidates(req.k);
-        let (vector_hits, text_hits) = futures::try_join!(
-            async {
-                let vector = self.embed_query(query).await?;
-                Ok::<_, Error>(index.vector_search(&scope, &vector, candidates).await?)
-            },
-            async { Ok::<_, Error>(index.text_search(&scope, query, candidates).await?) }
-        )?;
-        let hits = crate::index::fuse(vector_hits, text_hits, req.k);
+        let hits = index
+            .hybrid_search(&scope, query, self.embed_query(query), req.k)
+            .await?;
         self.label_hits(profile, hits).await
     }
 

@@ -10,7 +10,7 @@ use policypal::agent::types::{
 };
 use policypal::{ErrorKind, IngestRequest};
 
-use crate::common::{TestLib, fixture, ingest, make_pdf, request, write};
+use crate::common::{TestLib, assert_quotes_on_pages, fixture, ingest, make_pdf, request, write};
 
 fn ask(text: &str) -> AskRequest {
     AskRequest {
@@ -48,21 +48,7 @@ async fn answers_with_verbatim_citations_on_the_right_page() {
     assert_eq!(c.page, 1);
     assert!(c.quote.contains("8 per"), "{}", c.quote);
     assert!(c.quote.chars().count() <= 300);
-    for c in &turn.answer.citations {
-        let page = t
-            .lib
-            .store()
-            .page_text(&p.id, &c.document_id, c.page)
-            .await
-            .unwrap()
-            .unwrap();
-        assert!(
-            page.contains(&c.quote),
-            "quote not verbatim on page {}: {}",
-            c.page,
-            c.quote
-        );
-    }
+    assert_quotes_on_pages(&t.lib, &p, &turn.answer.citations).await;
     assert!(turn.answer.text.contains("**Sources:**"));
     assert!(turn.answer.confidence.as_ref().unwrap().score > 0.0);
     let events = events.into_inner().unwrap();
@@ -328,22 +314,8 @@ async fn other_actions_route_honestly_and_validation_interrupts_resume() {
     // and spread over the document rather than taken from its first page.
     let cites = &summary.answer.citations;
     assert!(cites.len() >= 3, "{}", summary.answer.text);
-    for c in cites {
-        assert_eq!(c.document_id, a.id);
-        let page = t
-            .lib
-            .store()
-            .page_text(&p.id, &a.id, c.page)
-            .await
-            .unwrap()
-            .unwrap();
-        assert!(
-            page.contains(&c.quote),
-            "{:?} not on page {}",
-            c.quote,
-            c.page
-        );
-    }
+    assert!(cites.iter().all(|c| c.document_id == a.id), "{cites:?}");
+    assert_quotes_on_pages(&t.lib, &p, cites).await;
     assert!(cites.windows(2).all(|w| w[0].page <= w[1].page));
     assert!(cites.last().unwrap().page > cites[0].page, "{cites:?}");
     assert!(summary.answer.text.contains("Key points of"));
@@ -401,21 +373,7 @@ async fn compare_quotes_both_versions_old_to_new_and_calls_out_the_changed_numbe
         "{text}"
     );
     assert!(text.contains("What changed"), "{text}");
-    for c in &turn.answer.citations {
-        let page = t
-            .lib
-            .store()
-            .page_text(&p.id, &c.document_id, c.page)
-            .await
-            .unwrap()
-            .unwrap();
-        assert!(
-            page.contains(&c.quote),
-            "{:?} not on page {}",
-            c.quote,
-            c.page
-        );
-    }
+    assert_quotes_on_pages(&t.lib, &p, &turn.answer.citations).await;
 }
 
 /// Version 1 and 2 of a policy: version 2 adds a definition, drops a statement about the
@@ -542,21 +500,7 @@ async fn compare_between_versions_finds_added_and_dropped_sentences_anywhere_in_
             "{}",
             turn.answer.text
         );
-        for c in &turn.answer.citations {
-            let page = t
-                .lib
-                .store()
-                .page_text(&p.id, &c.document_id, c.page)
-                .await
-                .unwrap()
-                .unwrap();
-            assert!(
-                page.contains(&c.quote),
-                "{:?} not on page {}",
-                c.quote,
-                c.page
-            );
-        }
+        assert_quotes_on_pages(&t.lib, &p, &turn.answer.citations).await;
     }
 }
 

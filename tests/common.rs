@@ -193,3 +193,25 @@ pub async fn read_request(sock: &mut tokio::net::TcpStream) -> Option<(String, V
         }
     }
 }
+
+/// Asserts that every citation's quote is verbatim on the page it cites (as stored at ingestion).
+pub async fn assert_quotes_on_pages(
+    lib: &Library,
+    profile: &Profile,
+    citations: &[policypal::agent::types::Citation],
+) {
+    for c in citations {
+        let page = lib
+            .store()
+            .page_text(&profile.id, &c.document_id, c.page)
+            .await
+            .unwrap()
+            .unwrap();
+        assert!(
+            page.contains(&c.quote),
+            "quote not verbatim on page {}: {:?}",
+            c.page,
+            c.quote
+        );
+    }
+}

@@ -14,7 +14,7 @@ use serde_json::json;
 use tokio::io::AsyncWriteExt;
 use tokio::net::TcpListener;
 
-use crate::common::{TestLib, fixture, ingest, request};
+use crate::common::{TestLib, assert_quotes_on_pages, fixture, ingest, request};
 
 #[derive(Clone)]
 enum Reply {
@@ -149,15 +149,7 @@ async fn streams_an_answer_and_keeps_only_verified_quotes() {
         "the invented quote is dropped: {:?}",
         turn.answer.citations
     );
-    let c = &turn.answer.citations[0];
-    let page = t
-        .lib
-        .store()
-        .page_text(&p.id, &c.document_id, c.page)
-        .await
-        .unwrap()
-        .unwrap();
-    assert!(page.contains(&c.quote), "{}", c.quote);
+    assert_quotes_on_pages(&t.lib, &p, &turn.answer.citations).await;
     let usage = turn.answer.usage.clone().unwrap();
     assert_eq!((usage.prompt_tokens, usage.completion_tokens), (1000, 50));
     assert!(usage.cost_usd > 0.0);
