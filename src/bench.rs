@@ -374,6 +374,8 @@ async fn search_size(
     let scope = Scope {
         profile_id,
         document_ids: doc_ids.clone(),
+        // Every document of the profile is searchable, as in a library searched whole.
+        excluded: Some(Vec::new()),
     };
     let approximate = index.has_vector_index().await?;
     let (mut embed, mut vector, mut text, mut total) =

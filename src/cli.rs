@@ -1043,6 +1043,9 @@ fn print_turn(turn: &TurnResult, json: bool) -> Result<(), Error> {
         return print_json(turn);
     }
     println!("{}", turn.answer.text);
+    if let Some(report) = &turn.answer.audit {
+        println!("\n{}", audit_badges(report));
+    }
     if let Some(c) = &turn.answer.confidence {
         let badge = match c.level {
             crate::agent::types::Level::High => "✅ high",
@@ -1072,6 +1075,41 @@ fn print_turn(turn: &TurnResult, json: bool) -> Result<(), Error> {
     }
     println!("\nthread: {}", turn.thread_id);
     Ok(())
+}
+
+/// The verdict of an audit and its findings counted by severity, as badges for a terminal
+/// ("⛔ Major violations · 🔴 1 high · 🟠 2 medium"), the same marks the desktop app shows.
+fn audit_badges(report: &crate::agent::types::AuditReport) -> String {
+    use crate::agent::types::{AuditStatus, Severity};
+    let verdict = match report.overall_status {
+        AuditStatus::Compliant => "✅",
+        AuditStatus::MinorIssues => "⚠️",
+        AuditStatus::MajorViolations => "⛔",
+    };
+    let mut parts = vec![format!(
+        "verdict: {verdict} {}",
+        report.overall_status.label()
+    )];
+    for (severity, mark) in [
+        (Severity::Critical, "🟥"),
+        (Severity::High, "🔴"),
+        (Severity::Medium, "🟠"),
+        (Severity::Low, "🟡"),
+    ] {
+        let n = report
+            .findings
+            .iter()
+            .filter(|f| f.severity == severity)
+            .count();
+        if n > 0 {
+            parts.push(format!("{mark} {n} {}", severity.label().to_lowercase()));
+        }
+    }
+    parts.push(format!(
+        "{} statement(s) against {} document(s)",
+        report.statements_checked, report.targets_checked
+    ));
+    parts.join(" · ")
 }
 
 async fn run_threads(

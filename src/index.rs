@@ -6,7 +6,7 @@
 //! are checked to be UUIDs, user text never reaches a filter string. Must not: decide which
 //! documents are visible (the caller resolves that from SQLite) or embed text.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
 use arrow_array::{
@@ -90,7 +90,13 @@ pub struct Scope {
     /// The profile; always part of the filter.
     pub profile_id: String,
     /// The documents allowed (already resolved from SQLite: status, set, type, supersedes).
+    /// Every hit is checked against them, whatever the filter said.
     pub document_ids: Vec<String>,
+    /// When every searchable document of the profile is in scope: the profile's other
+    /// documents (processing, failed, disabled, superseded). The filter then names what to
+    /// leave out, which in a large library is far shorter than what to keep (at 100k chunks in
+    /// 1,000 documents, the list of 1,000 ids cost 13 ms per vector search).
+    pub excluded: Option<Vec<String>>,
 }
 
 /// One search result.
@@ -218,15 +224,39 @@ pub fn checked_id(id: &str) -> Result<&str, IndexError> {
 
 fn scope_filter(scope: &Scope) -> Result<String, IndexError> {
     let profile = checked_id(&scope.profile_id)?;
-    let ids = scope
-        .document_ids
-        .iter()
-        .map(|d| checked_id(d).map(|d| format!("'{d}'")))
-        .collect::<Result<Vec<_>, _>>()?;
-    Ok(format!(
-        "profile_id = '{profile}' AND document_id IN ({})",
-        ids.join(", ")
-    ))
+    let quoted = |ids: &[String]| -> Result<String, IndexError> {
+        Ok(ids
+            .iter()
+            .map(|d| checked_id(d).map(|d| format!("'{d}'")))
+            .collect::<Result<Vec<_>, _>>()?
+            .join(", "))
+    };
+    match &scope.excluded {
+        Some(excluded) if excluded.len() < scope.document_ids.len() => {
+            if excluded.is_empty() {
+                Ok(format!("profile_id = '{profile}'"))
+            } else {
+                Ok(format!(
+                    "profile_id = '{profile}' AND document_id NOT IN ({})",
+                    quoted(excluded)?
+                ))
+            }
+        }
+        _ => Ok(format!(
+            "profile_id = '{profile}' AND document_id IN ({})",
+            quoted(&scope.document_ids)?
+        )),
+    }
+}
+
+/// Keeps the hits of the scope's documents only: a document whose first chunks were written
+/// after the scope was resolved is in neither list, and must stay invisible.
+fn in_scope(mut hits: Vec<Hit>, scope: &Scope) -> Vec<Hit> {
+    if scope.excluded.is_some() {
+        let allowed: HashSet<&str> = scope.document_ids.iter().map(String::as_str).collect();
+        hits.retain(|h| allowed.contains(h.document_id.as_str()));
+    }
+    hits
 }
 
 impl ChunkIndex {
@@ -553,7 +583,7 @@ impl ChunkIndex {
             .await?
             .try_collect()
             .await?;
-        let mut hits = read_hits(&batches, &scope.profile_id)?;
+        let mut hits = in_scope(read_hits(&batches, &scope.profile_id)?, scope);
         for (rank, h) in hits.iter_mut().enumerate() {
             h.vector_rank = Some(rank + 1);
         }
@@ -593,7 +623,7 @@ impl ChunkIndex {
             .await?
             .try_collect()
             .await?;
-        let mut hits = read_hits(&batches, &scope.profile_id)?;
+        let mut hits = in_scope(read_hits(&batches, &scope.profile_id)?, scope);
         for (rank, h) in hits.iter_mut().enumerate() {
             h.text_rank = Some(rank + 1);
         }
@@ -786,6 +816,7 @@ mod tests {
         let scope_a = Scope {
             profile_id: a.clone(),
             document_ids: vec![doc_a.clone()],
+            excluded: None,
         };
         for seed in [3u64, 150, 299, 899, 5000] {
             let hits = index
@@ -795,5 +826,40 @@ mod tests {
             assert_eq!(hits[0].chunk_id, format!("{doc_a}:{seed}"), "seed {seed}");
             assert!(hits.iter().all(|h| h.document_id == doc_a));
         }
+        // The whole profile in scope, filtered by what to leave out: profile b still never
+        // shows, and a document of a that is in neither list (written after the scope was
+        // resolved) stays invisible.
+        let late = uuid::Uuid::new_v4().to_string();
+        index
+            .add(&[row(&a, &late, 7000, vector(7000, dim))])
+            .await
+            .unwrap();
+        let whole_a = Scope {
+            excluded: Some(Vec::new()),
+            ..scope_a.clone()
+        };
+        assert_eq!(
+            scope_filter(&whole_a).unwrap(),
+            format!("profile_id = '{a}'")
+        );
+        for seed in [3u64, 7000] {
+            let hits = index
+                .vector_search(&whole_a, &vector(seed, dim), 5)
+                .await
+                .unwrap();
+            assert!(!hits.is_empty());
+            assert!(hits.iter().all(|h| h.document_id == doc_a), "seed {seed}");
+        }
+        let hidden = Scope {
+            excluded: Some(vec![doc_b.clone()]),
+            document_ids: vec![doc_a.clone(), late.clone(), "x".repeat(8)],
+            ..scope_a.clone()
+        };
+        assert!(scope_filter(&hidden).unwrap().contains("NOT IN"));
+        let hits = index
+            .vector_search(&hidden, &vector(7000, dim), 5)
+            .await
+            .unwrap();
+        assert_eq!(hits[0].chunk_id, format!("{late}:7000"));
     }
 }

@@ -207,3 +207,36 @@ fn killing_the_process_mid_ingestion_leaves_no_half_document() {
     assert_eq!(v.as_array().unwrap().len(), 1);
     assert_eq!(v[0]["status"], "ready");
 }
+
+#[test]
+fn an_audit_in_the_terminal_ends_with_its_verdict_and_severity_badges() {
+    let tmp = tempfile::tempdir().unwrap();
+    let d = tmp.path();
+    let f = fixture("capital-2024.pdf");
+    let (code, v) = run(d, &["ingest", f.to_str().unwrap()]);
+    assert_eq!(code, 0, "{v}");
+    let id = v[0]["document"]["id"].as_str().unwrap().to_owned();
+    let out = pp(d)
+        .args([
+            "ask",
+            "--action",
+            "audit",
+            "--doc",
+            &id,
+            "Audit this memo.\n\nOur bank maintains a minimum total capital ratio of 6 per cent of its risk-weighted assets.",
+        ])
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{stdout}");
+    let badges = stdout
+        .lines()
+        .find(|l| l.starts_with("verdict: "))
+        .unwrap_or_else(|| panic!("no verdict line: {stdout}"));
+    assert!(badges.contains("⛔ Major violations"), "{badges}");
+    assert!(badges.contains("🔴 1 high"), "{badges}");
+    assert!(
+        badges.contains("1 statement(s) against 1 document(s)"),
+        "{badges}"
+    );
+}
