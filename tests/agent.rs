@@ -501,6 +501,14 @@ async fn compare_between_versions_finds_added_and_dropped_sentences_anywhere_in_
             turn.answer.text
         );
         assert_quotes_on_pages(&t.lib, &p, &turn.answer.citations).await;
+        // Nor are the numbers of identical sentences listed as changed (regression: a filler
+        // line quoted on one side gave the row "28, 828 → —").
+        if let Some(i) = turn.answer.text.find("**What changed**") {
+            let table = &turn.answer.text[i..];
+            for n in (1..=8).flat_map(|p| (1..=30).map(move |l| p * 100 + l)) {
+                assert!(!table.contains(&n.to_string()), "{n} in {table}");
+            }
+        }
     }
 }
 

@@ -1593,9 +1593,24 @@ impl<'a> Agent<'a> {
                 .join(" ")
         };
         let base = &per_doc[0];
+        // Between versions, a quote the other version has word for word changed nothing, so
+        // its numbers are not differences ("rule 828 → —").
+        let changed_only = |cs: &[Citation], other: usize| -> Vec<Citation> {
+            match grams.get(other) {
+                Some(g) => cs
+                    .iter()
+                    .filter(|c| compare::novelty(&c.quote, g) >= 0.2)
+                    .cloned()
+                    .collect(),
+                None => cs.to_vec(),
+            }
+        };
         let mut rows = Vec::new();
-        for other in &per_doc[1..] {
-            for (a, b) in compare::differences(&text_of(&base.1), &text_of(&other.1)) {
+        for (k, other) in per_doc.iter().enumerate().skip(1) {
+            for (a, b) in compare::differences(
+                &text_of(&changed_only(&base.1, k)),
+                &text_of(&changed_only(&other.1, 0)),
+            ) {
                 rows.push(format!(
                     "| {} | {} | {} |",
                     other.0.label().replace('|', "/"),
