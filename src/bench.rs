@@ -381,8 +381,7 @@ async fn search_size(
     let (mut embed, mut vector, mut text, mut total) =
         (Vec::new(), Vec::new(), Vec::new(), Vec::new());
     let (mut found, mut wanted) = (0usize, 0usize);
-    // As many candidates as a hybrid search of 10 asks each retriever for.
-    let candidates = 40;
+    let candidates = crate::index::hybrid_candidates(10);
     for i in 0..queries + 3 {
         let q = QUERIES[i % QUERIES.len()];
         // As `Library::search` does it.

@@ -161,7 +161,7 @@ impl Default for AnnParams {
 }
 
 /// Candidates each retriever contributes to a hybrid search of `limit` results.
-fn hybrid_candidates(limit: usize) -> usize {
+pub fn hybrid_candidates(limit: usize) -> usize {
     (limit * 4).max(20)
 }
 

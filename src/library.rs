@@ -6,7 +6,7 @@
 //! `processing` row whose lease runs out, and the next [`Library::open`] marks it failed and
 //! removes its chunks. Must not: print, parse command lines, or know about Tauri.
 
-use std::collections::{HashMap, HashSet, VecDeque};
+use std::collections::{HashMap, VecDeque};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -712,8 +712,15 @@ impl Library {
         req: &SearchRequest,
     ) -> Result<Scope, Error> {
         let whole_profile = req.documents.is_empty() && req.set.is_none() && req.doc_type.is_none();
+        // Searching everything searchable: the index filter can name the few documents to
+        // leave out instead of the many to keep.
+        let mut excluded = None;
         let mut ids = if req.documents.is_empty() {
-            self.store.searchable_ids(&profile.id).await?
+            let (searchable, others) = self.store.ids_by_searchability(&profile.id).await?;
+            if whole_profile {
+                excluded = Some(others);
+            }
+            searchable
         } else {
             let mut ids = Vec::new();
             for id in &req.documents {
@@ -748,22 +755,6 @@ impl Library {
                 })
             });
         }
-        // Searching everything searchable: the index filter can name the few documents to
-        // leave out instead of the many to keep.
-        let excluded = if whole_profile {
-            let keep: HashSet<&str> = ids.iter().map(String::as_str).collect();
-            Some(
-                self.store
-                    .documents(&profile.id)
-                    .await?
-                    .into_iter()
-                    .map(|d| d.id)
-                    .filter(|id| !keep.contains(id.as_str()))
-                    .collect(),
-            )
-        } else {
-            None
-        };
         Ok(Scope {
             profile_id: profile.id.clone(),
             document_ids: ids,

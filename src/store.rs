@@ -972,17 +972,26 @@ impl Store {
             .collect())
     }
 
-    /// Ids of the documents a default search may see: ready and not superseded by a ready
-    /// (or disabled) newer version.
-    pub async fn searchable_ids(&self, profile_id: &str) -> Result<Vec<String>, StoreError> {
-        Ok(sqlx::query_scalar(
-            "SELECT d.id FROM documents d WHERE d.profile_id = ? AND d.status = 'ready' \
-             AND NOT EXISTS (SELECT 1 FROM documents n WHERE n.supersedes = d.id \
-                 AND n.profile_id = d.profile_id AND n.status IN ('ready', 'disabled'))",
+    /// The profile's document ids split in two: those searched by default (ready and not
+    /// superseded by a ready or disabled version), and all the others.
+    pub async fn ids_by_searchability(
+        &self,
+        profile_id: &str,
+    ) -> Result<(Vec<String>, Vec<String>), StoreError> {
+        let rows: Vec<(String, bool)> = sqlx::query_as(
+            "SELECT d.id, d.status = 'ready' \
+               AND NOT EXISTS (SELECT 1 FROM documents n WHERE n.supersedes = d.id \
+                 AND n.profile_id = d.profile_id AND n.status IN ('ready', 'disabled')) \
+             FROM documents d WHERE d.profile_id = ?",
         )
         .bind(profile_id)
         .fetch_all(&self.pool)
-        .await?)
+        .await?;
+        let (yes, no): (Vec<_>, Vec<_>) = rows.into_iter().partition(|(_, s)| *s);
+        Ok((
+            yes.into_iter().map(|(id, _)| id).collect(),
+            no.into_iter().map(|(id, _)| id).collect(),
+        ))
     }
 }
 

@@ -4,7 +4,7 @@ use policypal::config::{EmbedderSettings, Settings};
 use policypal::ingest::IngestError;
 use policypal::{Error, ErrorKind, SearchRequest};
 
-use crate::common::{TestLib, fixture, ingest, make_pdf, request, write};
+use crate::common::{TestLib, fixture, ingest, ingest_fixture, make_pdf, request, write};
 
 async fn assert_library_intact(t: &TestLib, p: &policypal::store::Profile, doc_id: &str) {
     let docs = t.lib.documents(p).await.unwrap();
@@ -33,10 +33,7 @@ async fn assert_library_intact(t: &TestLib, p: &policypal::store::Profile, doc_i
 async fn broken_pdfs_are_refused_with_typed_errors() {
     let t = TestLib::new().await;
     let p = t.profile("alice").await;
-    let good = ingest(&t.lib, &p, request(fixture("capital-2024.pdf")))
-        .await
-        .unwrap()
-        .document;
+    let good = ingest_fixture(&t.lib, &p, "capital-2024.pdf").await;
 
     type Check = fn(&Error) -> bool;
     let cases: [(&str, Check); 5] = [
@@ -93,10 +90,7 @@ async fn broken_pdfs_are_refused_with_typed_errors() {
 async fn a_two_thousand_page_pdf_is_refused_before_extraction() {
     let t = TestLib::new().await;
     let p = t.profile("alice").await;
-    let good = ingest(&t.lib, &p, request(fixture("capital-2024.pdf")))
-        .await
-        .unwrap()
-        .document;
+    let good = ingest_fixture(&t.lib, &p, "capital-2024.pdf").await;
     let pages: Vec<String> = (1..=2000)
         .map(|i| format!("Page {i} of a very long rulebook."))
         .collect();
@@ -234,9 +228,7 @@ async fn a_missing_model_directory_is_a_clear_error_and_stores_nothing() {
 async fn an_index_built_by_another_model_must_be_reindexed() {
     let t = TestLib::new().await;
     let p = t.profile("alice").await;
-    ingest(&t.lib, &p, request(fixture("capital-2024.pdf")))
-        .await
-        .unwrap();
+    ingest_fixture(&t.lib, &p, "capital-2024.pdf").await;
     t.lib
         .store()
         .set_meta("embed_model", "openai:text-embedding-3-small@384")

@@ -101,6 +101,30 @@ pub async fn ingest(
         .await
 }
 
+/// Ingests a fixture of `tests/fixtures/` with default settings; the ready document.
+pub async fn ingest_fixture(
+    lib: &Library,
+    profile: &Profile,
+    name: &str,
+) -> policypal::store::Document {
+    ingest(lib, profile, request(fixture(name)))
+        .await
+        .unwrap()
+        .document
+}
+
+/// Runs one message through the agent without watching its events; the turn.
+pub async fn ask_ok(
+    agent: &policypal::agent::Agent<'_>,
+    profile: &Profile,
+    req: policypal::agent::types::AskRequest,
+) -> policypal::agent::types::TurnResult {
+    agent
+        .ask(profile, req, &|_: &policypal::agent::types::Event| {})
+        .await
+        .unwrap()
+}
+
 /// A PDF whose pages hold the given lines of text (Helvetica, one text object per page).
 pub fn make_pdf(pages: &[String]) -> Vec<u8> {
     use lopdf::content::{Content, Operation};

@@ -14,7 +14,7 @@ use serde_json::json;
 use tokio::io::AsyncWriteExt;
 use tokio::net::TcpListener;
 
-use crate::common::{TestLib, assert_quotes_on_pages, fixture, ingest, request};
+use crate::common::{TestLib, ask_ok, assert_quotes_on_pages, ingest, ingest_fixture, request};
 
 #[derive(Clone)]
 enum Reply {
@@ -99,9 +99,7 @@ async fn library(url: &str, timeout_secs: u64) -> (TestLib, policypal::store::Pr
         .create_profile("alice", "Banking", "Malaysia")
         .await
         .unwrap();
-    ingest(&t.lib, &p, request(fixture("capital-2024.pdf")))
-        .await
-        .unwrap();
+    ingest_fixture(&t.lib, &p, "capital-2024.pdf").await;
     (t, p)
 }
 
@@ -176,14 +174,12 @@ async fn malformed_output_gets_one_corrective_retry_then_a_clear_error() {
     .await;
     let (t, p) = library(&s.url, 30).await;
     let agent = Agent::new(&t.lib);
-    let turn = agent
-        .ask(
-            &p,
-            ask("What capital conservation buffer must a licensed bank hold?"),
-            &|_: &Event| {},
-        )
-        .await
-        .unwrap();
+    let turn = ask_ok(
+        &agent,
+        &p,
+        ask("What capital conservation buffer must a licensed bank hold?"),
+    )
+    .await;
     assert_eq!(turn.answer.status, Status::Answered);
     assert_eq!(s.bodies.lock().unwrap().len(), 2);
 
@@ -216,14 +212,12 @@ async fn no_answer_is_a_refusal_and_unreachable_or_slow_servers_are_clear_errors
     let s = server(vec![Reply::Text("NO_ANSWER")]).await;
     let (t, p) = library(&s.url, 30).await;
     let agent = Agent::new(&t.lib);
-    let turn = agent
-        .ask(
-            &p,
-            ask("What capital conservation buffer must a licensed bank hold?"),
-            &|_: &Event| {},
-        )
-        .await
-        .unwrap();
+    let turn = ask_ok(
+        &agent,
+        &p,
+        ask("What capital conservation buffer must a licensed bank hold?"),
+    )
+    .await;
     assert_eq!(turn.answer.status, Status::Refused);
 
     let closed = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
@@ -288,18 +282,11 @@ async fn generative_audit_keeps_only_findings_whose_quotes_are_verified() {
     let (t, p) = library(&s.url, 30).await;
     let doc = t.lib.documents(&p).await.unwrap().remove(0);
     let agent = Agent::new(&t.lib);
-    let turn = agent
-        .ask(
-            &p,
-            AskRequest {
+    let turn = ask_ok(&agent, &p, AskRequest {
                 documents: vec![doc.id.clone()],
                 action: Some(policypal::agent::types::Action::Audit),
                 ..ask("Audit this memo:\nOur bank keeps a total capital ratio of 6 per cent of its risk-weighted assets at all times.")
-            },
-            &|_: &Event| {},
-        )
-        .await
-        .unwrap();
+            }).await;
     assert_eq!(turn.answer.status, Status::Answered, "{}", turn.answer.text);
     let report = turn.answer.audit.clone().expect("an audit report");
     assert_eq!(
@@ -448,25 +435,21 @@ async fn the_model_rewrites_a_follow_up_into_a_standalone_question() {
         let s = server(script).await;
         let (t, p) = library(&s.url, 30).await;
         let agent = Agent::new(&t.lib);
-        let first = agent
-            .ask(
-                &p,
-                ask("What capital conservation buffer must a licensed bank hold?"),
-                &|_: &Event| {},
-            )
-            .await
-            .unwrap();
-        let follow = agent
-            .ask(
-                &p,
-                AskRequest {
-                    thread_id: Some(first.thread_id.clone()),
-                    ..ask("And what happens to dividends if it falls below that?")
-                },
-                &|_: &Event| {},
-            )
-            .await
-            .unwrap();
+        let first = ask_ok(
+            &agent,
+            &p,
+            ask("What capital conservation buffer must a licensed bank hold?"),
+        )
+        .await;
+        let follow = ask_ok(
+            &agent,
+            &p,
+            AskRequest {
+                thread_id: Some(first.thread_id.clone()),
+                ..ask("And what happens to dividends if it falls below that?")
+            },
+        )
+        .await;
         (s, follow)
     }
     let (s, follow) = two_turns(vec![

@@ -3,16 +3,13 @@
 use policypal::ErrorKind;
 use policypal::store::DocStatus;
 
-use crate::common::{TestLib, fixture, ingest, make_pdf, request, write};
+use crate::common::{TestLib, fixture, ingest, ingest_fixture, make_pdf, request, write};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn chunks_map_back_to_exact_pages_and_offsets() {
     let t = TestLib::new().await;
     let p = t.profile("alice").await;
-    let doc = ingest(&t.lib, &p, request(fixture("capital-2024.pdf")))
-        .await
-        .unwrap()
-        .document;
+    let doc = ingest_fixture(&t.lib, &p, "capital-2024.pdf").await;
     assert_eq!(doc.status, DocStatus::Ready);
     assert_eq!(doc.page_count, 3);
     assert!(doc.chunk_count >= 4, "chunks: {}", doc.chunk_count);
@@ -94,10 +91,7 @@ async fn ghostscript_made_pdfs_keep_their_body_text() {
     // extractor reads it, every page must carry the body.
     let t = TestLib::new().await;
     let p = t.profile("alice").await;
-    let doc = ingest(&t.lib, &p, request(fixture("retention-policy.pdf")))
-        .await
-        .unwrap()
-        .document;
+    let doc = ingest_fixture(&t.lib, &p, "retention-policy.pdf").await;
     let page = t
         .lib
         .store()

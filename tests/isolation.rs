@@ -2,7 +2,7 @@
 
 use policypal::{ErrorKind, SearchRequest};
 
-use crate::common::{TestLib, fixture, ingest, request};
+use crate::common::{TestLib, fixture, ingest, ingest_fixture, request};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn two_profiles_with_the_same_file_never_see_each_other() {
@@ -15,10 +15,7 @@ async fn two_profiles_with_the_same_file_never_see_each_other() {
     // The same file is not a duplicate across profiles.
     let b = ingest(&t.lib, &bob, r).await.unwrap().document;
     assert_ne!(a.id, b.id);
-    let only_alice = ingest(&t.lib, &alice, request(fixture("retention-policy.pdf")))
-        .await
-        .unwrap()
-        .document;
+    let only_alice = ingest_fixture(&t.lib, &alice, "retention-policy.pdf").await;
 
     let ids =
         |docs: Vec<policypal::store::Document>| docs.into_iter().map(|d| d.id).collect::<Vec<_>>();

@@ -7,7 +7,9 @@ use policypal::index::ChunkRow;
 use policypal::store::{DocStatus, NewDocument};
 use policypal::{ErrorKind, SearchRequest};
 
-use crate::common::{TestLib, fixture, ingest, make_pdf, prose_pages, request, write};
+use crate::common::{
+    TestLib, fixture, ingest, ingest_fixture, make_pdf, prose_pages, request, write,
+};
 
 fn req(q: &str) -> SearchRequest {
     SearchRequest {
@@ -21,10 +23,7 @@ fn req(q: &str) -> SearchRequest {
 async fn the_same_file_twice_is_refused_with_the_existing_id() {
     let t = TestLib::new().await;
     let p = t.profile("alice").await;
-    let first = ingest(&t.lib, &p, request(fixture("capital-2024.pdf")))
-        .await
-        .unwrap()
-        .document;
+    let first = ingest_fixture(&t.lib, &p, "capital-2024.pdf").await;
     let chunks = t
         .lib
         .index()
@@ -124,14 +123,8 @@ async fn a_new_version_supersedes_the_old_one_in_default_searches() {
 async fn delete_removes_row_chunks_and_file_and_disable_hides_from_default_search() {
     let t = TestLib::new().await;
     let p = t.profile("alice").await;
-    let doc = ingest(&t.lib, &p, request(fixture("capital-2024.pdf")))
-        .await
-        .unwrap()
-        .document;
-    let keep = ingest(&t.lib, &p, request(fixture("retention-policy.pdf")))
-        .await
-        .unwrap()
-        .document;
+    let doc = ingest_fixture(&t.lib, &p, "capital-2024.pdf").await;
+    let keep = ingest_fixture(&t.lib, &p, "retention-policy.pdf").await;
 
     let off = t.lib.set_enabled(&p, &doc.id, false).await.unwrap();
     assert_eq!(off.status, DocStatus::Disabled);
@@ -206,9 +199,7 @@ async fn delete_removes_row_chunks_and_file_and_disable_hides_from_default_searc
             .any(|h| h.hit.document_id == keep.id)
     );
     // Deleted, the file can be added again.
-    ingest(&t.lib, &p, request(fixture("capital-2024.pdf")))
-        .await
-        .unwrap();
+    ingest_fixture(&t.lib, &p, "capital-2024.pdf").await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -217,9 +208,7 @@ async fn a_crash_mid_ingestion_leaves_no_half_document_and_the_next_start_marks_
     settings.limits.ingest_lease_secs = 1;
     let t = TestLib::with_settings(settings).await;
     let p = t.profile("alice").await;
-    ingest(&t.lib, &p, request(fixture("retention-policy.pdf")))
-        .await
-        .unwrap();
+    ingest_fixture(&t.lib, &p, "retention-policy.pdf").await;
 
     // The state a crash during embedding leaves: a `processing` row and some written chunks.
     let doc_id = t

@@ -14,7 +14,7 @@ use serde_json::json;
 use tokio::io::AsyncWriteExt;
 use tokio::net::TcpListener;
 
-use crate::common::{TestLib, fixture, ingest, request};
+use crate::common::{TestLib, ask_ok, ingest_fixture};
 
 const KEY: &str = "tvly-test-key-0123";
 
@@ -81,9 +81,7 @@ async fn library(web: WebSettings) -> (TestLib, policypal::store::Profile) {
     })
     .await;
     let p = t.profile("alice").await;
-    ingest(&t.lib, &p, request(fixture("capital-2024.pdf")))
-        .await
-        .unwrap();
+    ingest_fixture(&t.lib, &p, "capital-2024.pdf").await;
     (t, p)
 }
 
@@ -108,17 +106,15 @@ async fn web_results_are_their_own_cited_section_never_document_citations() {
     let (url, seen) = tavily(200).await;
     let (t, p) = library(enabled(&url)).await;
     let agent = Agent::new(&t.lib);
-    let turn = agent
-        .ask(
-            &p,
-            ask(
-                "@web What capital conservation buffer must a licensed bank hold?",
-                false,
-            ),
-            &|_: &Event| {},
-        )
-        .await
-        .unwrap();
+    let turn = ask_ok(
+        &agent,
+        &p,
+        ask(
+            "@web What capital conservation buffer must a licensed bank hold?",
+            false,
+        ),
+    )
+    .await;
     assert_eq!(turn.answer.status, Status::Answered, "{}", turn.answer.text);
     let docs: Vec<_> = turn
         .answer
@@ -187,17 +183,15 @@ async fn the_library_says_it_has_nothing_when_only_the_web_answers() {
     let (t, p) = library(enabled(&url)).await;
     let agent = Agent::new(&t.lib);
     // Without the web: a low-confidence refusal that offers the web as an option.
-    let turn = agent
-        .ask(
-            &p,
-            ask(
-                "How fast does Acme Airlines refund a cancelled ticket?",
-                false,
-            ),
-            &|_: &Event| {},
-        )
-        .await
-        .unwrap();
+    let turn = ask_ok(
+        &agent,
+        &p,
+        ask(
+            "How fast does Acme Airlines refund a cancelled ticket?",
+            false,
+        ),
+    )
+    .await;
     assert_eq!(turn.answer.status, Status::Refused, "{}", turn.answer.text);
     assert!(turn.answer.options.iter().any(|o| o.id == "web"));
     // Choosing it searches the web and answers from the web only, saying so.

@@ -176,6 +176,10 @@ pub fn shingles(text: &str) -> HashSet<u64> {
     w.windows(SHINGLE).map(hash_words).collect()
 }
 
+/// The [`novelty`] from which a sentence counts as changed between versions: a fifth of its
+/// five-word runs are new (one changed word in a sentence of twenty words is).
+pub const CHANGED_NOVELTY: f32 = 0.2;
+
 /// Share of a sentence's five-word runs that the other version does not have: 0.0 for a
 /// sentence kept word for word (wherever it sits), 1.0 for one written anew.
 pub fn novelty(sentence: &str, other: &HashSet<u64>) -> f32 {
