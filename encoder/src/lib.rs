@@ -4,17 +4,19 @@
 //! code, and unoptimised it would cost more than the matrix products).
 //!
 //! Owns: the forward pass from token ids to the last hidden states, with the same weights and
-//! arithmetic as the reference BERT, arranged for a 2-core CPU: the three attention
-//! projections in one matrix product, candle-nn's fused layer norm, and our own passes for the
-//! element-wise steps, each over all cores in branch-free f32 arithmetic that the compiler
-//! vectorises: the attention softmax with its scaling and padding mask folded in, and the exact
-//! (erf-based) GELU with the feed-forward bias folded in. candle's generic BERT spent a quarter
-//! of its time in single-threaded element-wise steps (libm's erf and exp) and in allocating an
-//! intermediate tensor for each of them. Must not: tokenize, pool or normalise (the
-//! embedder does), or load anything but the safetensors weights it is given.
+//! arithmetic as the reference BERT, arranged for a 2-core CPU. The dense layers are candle's
+//! matrix products (gemm, both cores) with the weights kept transposed and no bias; every
+//! element-wise step is one in-place pass of ours that follows a product: the query/key/value
+//! biases with the query scaling, the feed-forward bias with the exact (erf-based) GELU, and
+//! bias + residual + layer norm. The attention runs one sequence per core (ndarray's
+//! matrixmultiply for its small products, the scores of one head kept in cache, padding
+//! skipped). The passes are compiled for AVX2 + FMA when the CPU has them (pulp's runtime
+//! dispatch; the default x86-64 target assumes only SSE2) and are written as branch-free
+//! loops that vectorise. Must not: tokenize, pool or normalise (the embedder does), or load
+//! anything but the safetensors weights it is given.
 
-use candle_core::{DType, Device, Module, Tensor};
-use candle_nn::{Linear, VarBuilder};
+use candle_core::{CpuStorage, CustomOp1, DType, InplaceOp1, InplaceOp2, Layout, Tensor};
+use candle_nn::VarBuilder;
 
 /// Shape of the model, read from its config.json.
 #[derive(Debug, Clone, Copy, serde::Deserialize)]
@@ -54,21 +56,43 @@ impl Norm {
     }
 }
 
-struct Layer {
-    qkv: Linear,
-    out: Linear,
-    norm1: Norm,
-    /// The feed-forward expansion without its bias, which is added in the GELU pass.
-    up: Linear,
-    up_bias: Vec<f32>,
-    down: Linear,
-    norm2: Norm,
+/// The learned scale and shift of a layer norm.
+struct Affine {
+    gamma: Vec<f32>,
+    beta: Vec<f32>,
 }
 
-fn linear(vb: VarBuilder, inp: usize, out: usize) -> candle_core::Result<Linear> {
-    Ok(Linear::new(
-        vb.get((out, inp), "weight")?,
-        Some(vb.get(out, "bias")?),
+impl Affine {
+    fn load(vb: VarBuilder, size: usize) -> candle_core::Result<Self> {
+        Ok(Self {
+            gamma: vb.get(size, "weight")?.to_vec1()?,
+            beta: vb.get(size, "bias")?.to_vec1()?,
+        })
+    }
+}
+
+/// One transformer layer. Weights are kept transposed (`[in, out]` views) for the matrix
+/// products; every bias is added by the pass that follows its product rather than by a pass
+/// of its own.
+struct Layer {
+    /// Query, key and value projections side by side (`[hidden, 3·hidden]`).
+    qkv: Tensor,
+    qkv_bias: Vec<f32>,
+    out: Tensor,
+    out_bias: Vec<f32>,
+    norm1: Affine,
+    up: Tensor,
+    up_bias: Vec<f32>,
+    down: Tensor,
+    down_bias: Vec<f32>,
+    norm2: Affine,
+}
+
+/// Weight (transposed) and bias of a dense layer.
+fn dense(vb: VarBuilder, inp: usize, out: usize) -> candle_core::Result<(Tensor, Vec<f32>)> {
+    Ok((
+        vb.get((out, inp), "weight")?.t()?,
+        vb.get(out, "bias")?.to_vec1()?,
     ))
 }
 
@@ -77,32 +101,23 @@ impl Layer {
         let h = s.hidden_size;
         let att = vb.pp("attention");
         let sa = att.pp("self");
-        let (q, k, v) = (
-            linear(sa.pp("query"), h, h)?,
-            linear(sa.pp("key"), h, h)?,
-            linear(sa.pp("value"), h, h)?,
-        );
-        let bias = |l: &Linear| {
-            l.bias()
-                .cloned()
-                .ok_or_else(|| candle_core::Error::Msg("bias".into()))
-        };
-        let qkv = Linear::new(
-            Tensor::cat(&[q.weight(), k.weight(), v.weight()], 0)?,
-            Some(Tensor::cat(&[bias(&q)?, bias(&k)?, bias(&v)?], 0)?),
-        );
-        let up = linear(vb.pp("intermediate").pp("dense"), h, s.intermediate_size)?;
+        let (q, qb) = dense(sa.pp("query"), h, h)?;
+        let (k, kb) = dense(sa.pp("key"), h, h)?;
+        let (v, vb_) = dense(sa.pp("value"), h, h)?;
+        let (out, out_bias) = dense(att.pp("output").pp("dense"), h, h)?;
+        let (up, up_bias) = dense(vb.pp("intermediate").pp("dense"), h, s.intermediate_size)?;
+        let (down, down_bias) = dense(vb.pp("output").pp("dense"), s.intermediate_size, h)?;
         Ok(Self {
-            qkv,
-            out: linear(att.pp("output").pp("dense"), h, h)?,
-            norm1: Norm::load(att.pp("output").pp("LayerNorm"), h)?,
-            up: Linear::new(up.weight().clone(), None),
-            up_bias: up
-                .bias()
-                .ok_or_else(|| candle_core::Error::Msg("intermediate bias".into()))?
-                .to_vec1::<f32>()?,
-            down: linear(vb.pp("output").pp("dense"), s.intermediate_size, h)?,
-            norm2: Norm::load(vb.pp("output").pp("LayerNorm"), h)?,
+            qkv: Tensor::cat(&[q, k, v], 1)?,
+            qkv_bias: [qb, kb, vb_].concat(),
+            out,
+            out_bias,
+            norm1: Affine::load(att.pp("output").pp("LayerNorm"), h)?,
+            up,
+            up_bias,
+            down,
+            down_bias,
+            norm2: Affine::load(vb.pp("output").pp("LayerNorm"), h)?,
         })
     }
 }
@@ -163,9 +178,7 @@ impl Encoder {
         let (rows, len) = ids.dims2()?;
         let s = &self.shape;
         let (h, heads) = (s.hidden_size, s.num_attention_heads);
-        let head = h / heads;
         let eps = s.layer_norm_eps as f32;
-        let device = ids.device();
         let words = self.words.index_select(&ids.flatten_all()?, 0)?;
         let x = words
             .reshape((rows, len, h))?
@@ -173,114 +186,416 @@ impl Encoder {
             .broadcast_add(&self.token_type)?;
         let mut x = self.norm.forward(&x, eps)?.reshape((rows * len, h))?;
         // Padding gets a large negative score before the softmax, as in BERT.
-        let bias: Vec<f32> = mask
+        let padding: Vec<f32> = mask
             .flatten_all()?
             .to_vec1::<u32>()?
             .into_iter()
             .map(|m| if m == 0 { -10_000.0 } else { 0.0 })
             .collect();
-        let scale = 1.0 / (head as f32).sqrt();
+        // Tokens after a sequence's last real one are padding: attention skips them.
+        let lengths: Vec<usize> = padding
+            .chunks(len.max(1))
+            .map(|m| m.iter().rposition(|&b| b == 0.0).map_or(0, |i| i + 1))
+            .collect();
         for layer in &self.layers {
-            let qkv = layer
-                .qkv
-                .forward(&x)?
-                .reshape((rows, len, 3, heads, head))?;
-            let part = |i: usize| -> candle_core::Result<Tensor> {
-                qkv.narrow(2, i, 1)?
-                    .squeeze(2)?
-                    .transpose(1, 2)?
-                    .contiguous()
-            };
-            let (q, k, v) = (part(0)?, part(1)?, part(2)?);
-            let probs = attention_probs(&q.matmul(&k.t()?)?, &bias, scale, heads, len)?;
-            let context = probs
-                .matmul(&v)?
-                .transpose(1, 2)?
-                .reshape((rows * len, h))?;
-            let attended = layer.out.forward(&context)?;
-            x = layer.norm1.forward(&(attended + &x)?, eps)?;
-            let up = gelu_with_bias(&layer.up.forward(&x)?, &layer.up_bias, device)?;
-            let down = layer.down.forward(&up)?;
-            x = layer.norm2.forward(&(down + &x)?, eps)?;
+            let qkv = x.matmul(&layer.qkv)?;
+            qkv.inplace_op1(&QkvBias {
+                bias: &layer.qkv_bias,
+                heads,
+            })?;
+            let context = qkv.apply_op1_no_bwd(&Attention {
+                padding: &padding,
+                lengths: &lengths,
+                len,
+                heads,
+            })?;
+            let attended = context.matmul(&layer.out)?;
+            attended.inplace_op2(
+                &x,
+                &ResidualNorm {
+                    bias: &layer.out_bias,
+                    norm: &layer.norm1,
+                    eps,
+                },
+            )?;
+            x = attended;
+            let up = x.matmul(&layer.up)?;
+            up.inplace_op1(&Gelu {
+                bias: &layer.up_bias,
+            })?;
+            let down = up.matmul(&layer.down)?;
+            down.inplace_op2(
+                &x,
+                &ResidualNorm {
+                    bias: &layer.down_bias,
+                    norm: &layer.norm2,
+                    eps,
+                },
+            )?;
+            x = down;
         }
         x.reshape((rows, len, h))
     }
 }
 
-/// GELU of `x + bias` (bias per column), x·Φ(x) with Φ from [`erf`], on every core.
-fn gelu_with_bias(x: &Tensor, bias: &[f32], device: &Device) -> candle_core::Result<Tensor> {
-    use rayon::prelude::*;
-    let shape = x.shape().clone();
-    let width = bias.len().max(1);
-    let mut v = x.flatten_all()?.to_vec1::<f32>()?;
-    v.par_chunks_mut(width).with_min_len(16).for_each(|row| {
-        // One pass per step keeps each loop branch-free, so the compiler vectorises it.
-        for (a, b) in row.iter_mut().zip(bias) {
-            *a += b;
-        }
-        for a in row.iter_mut() {
-            *a = 0.5 * *a * (1.0 + erf(*a * std::f32::consts::FRAC_1_SQRT_2));
-        }
-    });
-    Tensor::from_vec(v, shape, device)
+/// Rows handed to one task of the element-wise passes: enough work to amortise the task.
+const ROWS_PER_TASK: usize = 16;
+
+/// Runs `f` compiled for the best instruction set this CPU has (AVX2 + FMA on x86-64; the
+/// default target only assumes SSE2), so that the plain loops inside it are vectorised eight
+/// lanes wide. `f` and what it calls must be `#[inline(always)]` to be compiled that way.
+#[inline(always)]
+fn simd<R>(f: impl FnOnce() -> R) -> R {
+    pulp::Arch::new().dispatch(f)
 }
 
-/// Softmax over the last dimension of raw attention scores `[rows, heads, len, len]`, after
-/// scaling them and adding the padding bias of each row's sequence (`bias`: `[rows, len]`),
-/// in one pass per row on every core.
-fn attention_probs(
-    raw: &Tensor,
-    bias: &[f32],
-    scale: f32,
+/// The contiguous f32 data of a tensor's storage.
+fn data<'a>(storage: &'a CpuStorage, layout: &Layout, op: &str) -> candle_core::Result<&'a [f32]> {
+    match (storage, layout.contiguous_offsets()) {
+        (CpuStorage::F32(v), Some((a, b))) => v
+            .get(a..b)
+            .ok_or_else(|| candle_core::Error::Msg(format!("{op}: storage shorter than layout"))),
+        _ => Err(candle_core::Error::Msg(format!(
+            "{op}: needs a contiguous f32 tensor"
+        ))),
+    }
+}
+
+/// The contiguous f32 data of a tensor's storage, to be overwritten in place.
+fn data_mut<'a>(
+    storage: &'a mut CpuStorage,
+    layout: &Layout,
+    op: &str,
+) -> candle_core::Result<&'a mut [f32]> {
+    match (storage, layout.contiguous_offsets()) {
+        (CpuStorage::F32(v), Some((a, b))) => v
+            .get_mut(a..b)
+            .ok_or_else(|| candle_core::Error::Msg(format!("{op}: storage shorter than layout"))),
+        _ => Err(candle_core::Error::Msg(format!(
+            "{op}: needs a contiguous f32 tensor"
+        ))),
+    }
+}
+
+/// Adds the query, key and value biases to the projections `[rows·len, 3·hidden]` and scales
+/// the queries by 1/√head, in place (so the attention scores need no scaling).
+struct QkvBias<'a> {
+    bias: &'a [f32],
     heads: usize,
+}
+
+impl InplaceOp1 for QkvBias<'_> {
+    fn name(&self) -> &'static str {
+        "qkv-bias"
+    }
+
+    fn cpu_fwd(&self, storage: &mut CpuStorage, layout: &Layout) -> candle_core::Result<()> {
+        use rayon::prelude::*;
+        let values = data_mut(storage, layout, self.name())?;
+        let width = self.bias.len().max(1);
+        let hidden = width / 3;
+        let scale = 1.0 / ((hidden / self.heads.max(1)).max(1) as f32).sqrt();
+        values
+            .par_chunks_mut(width * ROWS_PER_TASK)
+            .for_each(|block| {
+                simd(
+                    #[inline(always)]
+                    || {
+                        for row in block.chunks_mut(width) {
+                            for (x, b) in row.iter_mut().zip(self.bias) {
+                                *x += b;
+                            }
+                            for x in row.iter_mut().take(hidden) {
+                                *x *= scale;
+                            }
+                        }
+                    },
+                )
+            });
+        Ok(())
+    }
+}
+
+/// Multi-head self-attention from the biased projections `[rows·len, 3·hidden]` (queries
+/// scaled) to the context `[rows·len, hidden]`, token-major as the next matrix product wants
+/// it. One task per sequence: for each head, the scores of its real tokens (`lengths`; the
+/// padding after them is skipped, its context rows stay zero), their softmax with the padding
+/// bias (`padding`, `[rows, len]`), and their product with the values, all while the
+/// sequence's scores are in the core's cache. The products are ndarray's (matrixmultiply,
+/// one thread per task): with two cores, one sequence per core beats splitting each small
+/// product across both.
+struct Attention<'a> {
+    padding: &'a [f32],
+    lengths: &'a [usize],
     len: usize,
-) -> candle_core::Result<Tensor> {
-    use rayon::prelude::*;
-    let shape = raw.shape().clone();
-    let mut v = raw.flatten_all()?.to_vec1::<f32>()?;
-    let per_sequence = heads * len;
-    v.par_chunks_mut(len.max(1))
-        .with_min_len(32)
-        .enumerate()
-        .for_each(|(i, row)| {
-            let b = i / per_sequence.max(1);
-            let mask = bias.get(b * len..(b + 1) * len).unwrap_or_default();
-            for (x, m) in row.iter_mut().zip(mask) {
-                *x = *x * scale + m;
-            }
-            let max = row.iter().copied().fold(f32::NEG_INFINITY, f32::max);
-            for x in row.iter_mut() {
-                *x = exp(*x - max);
-            }
-            let sum: f32 = row.iter().sum();
-            let inv = 1.0 / sum;
-            for x in row.iter_mut() {
-                *x *= inv;
-            }
-        });
-    Tensor::from_vec(v, shape, raw.device())
+    heads: usize,
+}
+
+impl CustomOp1 for Attention<'_> {
+    fn name(&self) -> &'static str {
+        "attention"
+    }
+
+    fn cpu_fwd(
+        &self,
+        storage: &CpuStorage,
+        layout: &Layout,
+    ) -> candle_core::Result<(CpuStorage, candle_core::Shape)> {
+        use ndarray::{
+            Array2, ArrayView2, ArrayViewMut2, Axis, ShapeBuilder, Slice, linalg::general_mat_mul,
+        };
+        use rayon::prelude::*;
+        let name = self.name();
+        let src = data(storage, layout, name)?;
+        let (len, heads, rows) = (self.len.max(1), self.heads.max(1), self.lengths.len());
+        let width = src.len() / (rows * len).max(1);
+        let hidden = width / 3;
+        let head = hidden / heads;
+        if src.len() != rows * len * width || head * heads * 3 != width || head == 0 {
+            return Err(candle_core::Error::Msg(format!("{name}: shape mismatch")));
+        }
+        let shape_error = |e: ndarray::ShapeError| candle_core::Error::Msg(format!("{name}: {e}"));
+        let mut out = vec![0f32; rows * len * hidden];
+        out.par_chunks_mut(len * hidden)
+            .zip(src.par_chunks(len * width))
+            .zip(self.lengths.par_iter().zip(self.padding.par_chunks(len)))
+            .try_for_each(|((out, src), (&n, mask))| {
+                if n == 0 {
+                    return Ok(());
+                }
+                let mask = mask.get(..n).unwrap_or_default();
+                let mut out = ArrayViewMut2::from_shape(
+                    (n, hidden),
+                    out.get_mut(..n * hidden).unwrap_or_default(),
+                )
+                .map_err(shape_error)?;
+                let mut scores = Array2::<f32>::zeros((n, n));
+                let part = |offset: usize| {
+                    ArrayView2::from_shape(
+                        (n, head).strides((width, 1)),
+                        src.get(offset..).unwrap_or_default(),
+                    )
+                    .map_err(shape_error)
+                };
+                for h in 0..heads {
+                    let (q, k, v) = (
+                        part(h * head)?,
+                        part(hidden + h * head)?,
+                        part(2 * hidden + h * head)?,
+                    );
+                    general_mat_mul(1.0, &q, &k.t(), 0.0, &mut scores);
+                    let flat = scores
+                        .as_slice_mut()
+                        .ok_or_else(|| candle_core::Error::Msg(format!("{name}: scores layout")))?;
+                    simd(
+                        #[inline(always)]
+                        || {
+                            for row in flat.chunks_mut(n) {
+                                softmax_row(row, mask);
+                            }
+                        },
+                    );
+                    general_mat_mul(
+                        1.0,
+                        &scores,
+                        &v,
+                        0.0,
+                        &mut out.slice_axis_mut(Axis(1), Slice::from(h * head..(h + 1) * head)),
+                    );
+                }
+                Ok::<_, candle_core::Error>(())
+            })?;
+        Ok((
+            CpuStorage::F32(out),
+            candle_core::Shape::from((rows * len, hidden)),
+        ))
+    }
+}
+
+#[inline(always)]
+fn softmax_row(row: &mut [f32], mask: &[f32]) {
+    for (x, m) in row.iter_mut().zip(mask) {
+        *x += m;
+    }
+    let max = max_of(row);
+    for x in row.iter_mut() {
+        *x = exp(*x - max);
+    }
+    let inv = 1.0 / sum_of(row);
+    for x in row.iter_mut() {
+        *x *= inv;
+    }
+}
+
+/// GELU of `x + bias` (bias per column), x·Φ(x) with Φ from [`erf`], in place.
+struct Gelu<'a> {
+    bias: &'a [f32],
+}
+
+impl InplaceOp1 for Gelu<'_> {
+    fn name(&self) -> &'static str {
+        "bias-gelu"
+    }
+
+    fn cpu_fwd(&self, storage: &mut CpuStorage, layout: &Layout) -> candle_core::Result<()> {
+        use rayon::prelude::*;
+        let values = data_mut(storage, layout, self.name())?;
+        let width = self.bias.len().max(1);
+        values
+            .par_chunks_mut(width * ROWS_PER_TASK)
+            .for_each(|block| {
+                simd(
+                    #[inline(always)]
+                    || {
+                        for row in block.chunks_mut(width) {
+                            for (a, b) in row.iter_mut().zip(self.bias) {
+                                let x = *a + b;
+                                *a = 0.5 * x * (1.0 + erf(x * std::f32::consts::FRAC_1_SQRT_2));
+                            }
+                        }
+                    },
+                )
+            });
+        Ok(())
+    }
+}
+
+/// `LayerNorm(x + bias + residual)` per row, written over `x` (the output of a dense layer's
+/// matrix product; `residual`, the layer's input, is the second operand).
+struct ResidualNorm<'a> {
+    bias: &'a [f32],
+    norm: &'a Affine,
+    eps: f32,
+}
+
+impl InplaceOp2 for ResidualNorm<'_> {
+    fn name(&self) -> &'static str {
+        "residual-norm"
+    }
+
+    fn cpu_fwd(
+        &self,
+        s1: &mut CpuStorage,
+        l1: &Layout,
+        s2: &CpuStorage,
+        l2: &Layout,
+    ) -> candle_core::Result<()> {
+        use rayon::prelude::*;
+        let name = self.name();
+        let residual = data(s2, l2, name)?;
+        let values = data_mut(s1, l1, name)?;
+        let width = self.bias.len().max(1);
+        if values.len() != residual.len()
+            || self.norm.gamma.len() != width
+            || self.norm.beta.len() != width
+        {
+            return Err(candle_core::Error::Msg(format!("{name}: shape mismatch")));
+        }
+        let n = width as f32;
+        values
+            .par_chunks_mut(width * ROWS_PER_TASK)
+            .zip(residual.par_chunks(width * ROWS_PER_TASK))
+            .for_each(|(block, res)| {
+                simd(
+                    #[inline(always)]
+                    || {
+                        for (row, res) in block.chunks_mut(width).zip(res.chunks(width)) {
+                            for ((x, b), r) in row.iter_mut().zip(self.bias).zip(res) {
+                                *x += b + r;
+                            }
+                            let mean = sum_of(row) / n;
+                            for x in row.iter_mut() {
+                                *x -= mean;
+                            }
+                            let var = sum_of_squares(row) / n;
+                            let inv = 1.0 / (var + self.eps).sqrt();
+                            for ((x, g), b) in
+                                row.iter_mut().zip(&self.norm.gamma).zip(&self.norm.beta)
+                            {
+                                *x = *x * inv * g + b;
+                            }
+                        }
+                    },
+                )
+            });
+        Ok(())
+    }
+}
+
+/// Lanes of the reductions below: eight partial results, so that they vectorise without
+/// reordering a single chain of floating-point operations.
+const LANES: usize = 8;
+
+#[inline(always)]
+fn max_of(v: &[f32]) -> f32 {
+    let mut acc = [f32::NEG_INFINITY; LANES];
+    let chunks = v.chunks_exact(LANES);
+    let rest = chunks.remainder();
+    for c in chunks {
+        for (a, &x) in acc.iter_mut().zip(c) {
+            *a = if x > *a { x } else { *a };
+        }
+    }
+    acc.iter()
+        .chain(rest)
+        .fold(f32::NEG_INFINITY, |m, &x| if x > m { x } else { m })
+}
+
+#[inline(always)]
+fn sum_of(v: &[f32]) -> f32 {
+    let mut acc = [0f32; LANES];
+    let chunks = v.chunks_exact(LANES);
+    let rest = chunks.remainder();
+    for c in chunks {
+        for (a, &x) in acc.iter_mut().zip(c) {
+            *a += x;
+        }
+    }
+    acc.iter().chain(rest).sum()
+}
+
+#[inline(always)]
+fn sum_of_squares(v: &[f32]) -> f32 {
+    let mut acc = [0f32; LANES];
+    let chunks = v.chunks_exact(LANES);
+    let rest = chunks.remainder();
+    for c in chunks {
+        for (a, &x) in acc.iter_mut().zip(c) {
+            *a += x * x;
+        }
+    }
+    acc.iter().sum::<f32>() + rest.iter().map(|x| x * x).sum::<f32>()
 }
 
 /// e^x in f32 without branches or library calls (so loops over it vectorise): x = n·ln 2 + r
 /// with |r| ≤ ln 2 / 2, e^r by its degree-6 Taylor polynomial (relative error < 1.3e-7), 2^n
 /// built in the exponent bits. Inputs are clamped to the normal range of f32.
+#[inline(always)]
 fn exp(x: f32) -> f32 {
     const LN2_HI: f32 = 0.693_145_75;
     const LN2_LO: f32 = 1.428_606_8e-6;
-    // Adding and subtracting 1.5·2^23 rounds to the nearest integer.
+    // Adding 1.5·2^23 rounds to the nearest integer n, which then sits in the low bits of the
+    // sum (every float in [2^23, 2^24) is one unit apart), so 2^n needs no float-to-int
+    // conversion.
     const ROUND: f32 = 12_582_912.0;
     let x = x.clamp(-87.0, 88.0);
-    let n = (x * std::f32::consts::LOG2_E + ROUND) - ROUND;
+    let shifted = x * std::f32::consts::LOG2_E + ROUND;
+    let n = shifted - ROUND;
     let r = (x - n * LN2_HI) - n * LN2_LO;
     let p = 1.0
         + r * (1.0
             + r * (0.5
                 + r * (1.0 / 6.0 + r * (1.0 / 24.0 + r * (1.0 / 120.0 + r * (1.0 / 720.0))))));
-    p * f32::from_bits(((n as i32 + 127) as u32) << 23)
+    let exponent = shifted
+        .to_bits()
+        .wrapping_sub(ROUND.to_bits())
+        .wrapping_add(127);
+    p * f32::from_bits(exponent << 23)
 }
 
 /// The error function to within 1.5e-7 (Abramowitz and Stegun 7.1.26), in f32 and without
 /// branches, so that the GELU loop vectorises.
+#[inline(always)]
 fn erf(x: f32) -> f32 {
     let z = x.abs();
     let t = 1.0 / (1.0 + 0.327_591_1 * z);
@@ -314,6 +629,38 @@ mod tests {
             x += 0.013;
         }
         assert_eq!(exp(-1000.0), exp(-87.0));
+    }
+
+    #[test]
+    fn lane_reductions_match_plain_folds() {
+        for n in [0usize, 1, 7, 8, 9, 230, 384] {
+            let v: Vec<f32> = (0..n)
+                .map(|i| ((i * 37 % 101) as f32 - 50.0) * 0.1)
+                .collect();
+            let max = v.iter().copied().fold(f32::NEG_INFINITY, f32::max);
+            assert_eq!(max_of(&v), max, "max of {n}");
+            let sum: f32 = v.iter().sum();
+            assert!((sum_of(&v) - sum).abs() < 1e-3, "sum of {n}");
+            let squares: f32 = v.iter().map(|x| x * x).sum();
+            assert!(
+                (sum_of_squares(&v) - squares).abs() < 1e-2,
+                "squares of {n}"
+            );
+        }
+    }
+
+    #[test]
+    fn softmax_row_ignores_masked_scores_and_sums_to_one() {
+        let mut row = vec![1.0f32, 2.0, 3.0, 50.0];
+        softmax_row(&mut row, &[0.0, 0.0, 0.0, -10_000.0]);
+        let total: f32 = row.iter().sum();
+        assert!((total - 1.0).abs() < 1e-6);
+        assert!(row[3] < 1e-30, "masked score kept weight {}", row[3]);
+        let e = [1.0f32.exp(), 2.0f32.exp(), 3.0f32.exp()];
+        let z: f32 = e.iter().sum();
+        for (got, want) in row.iter().zip(e.iter().map(|x| x / z)) {
+            assert!((got - want).abs() < 1e-6, "{got} vs {want}");
+        }
     }
 
     #[test]

@@ -19,10 +19,11 @@ use policypal_encoder::{Encoder, Shape, mean_pool};
 
 /// Most tokens the model sees per text (its training limit; positions go to 512).
 pub const MAX_TOKENS: usize = 256;
-/// Texts per forward pass. Eight is as fast as 32 on two cores (the matrix products are
-/// large enough either way) and keeps the attention scores of a batch at 25 MB instead of
-/// 100 MB, which is most of the difference in peak memory (measured: 231 MB vs 600 MB).
-pub const BATCH_SIZE: usize = 8;
+/// Texts per forward pass. Measured on two cores (fhs-3.0.pdf, tokens/s): 4 ≈ 2 > 8 > 16 ≈ 32.
+/// Small batches keep the activations in cache, the matrix products (≈ 900 rows) stay
+/// large enough, and the attention runs one sequence per core; peak RSS also falls with the
+/// batch (314 MB at 4, 473 MB at 32).
+pub const BATCH_SIZE: usize = 4;
 /// Identifier recorded in the index.
 pub const MODEL_ID: &str = "local:all-MiniLM-L6-v2";
 /// Files the model directory must hold.
