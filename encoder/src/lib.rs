@@ -249,6 +249,25 @@ fn simd<R>(f: impl FnOnce() -> R) -> R {
     pulp::Arch::new().dispatch(f)
 }
 
+/// Applies `f` to every `width`-long row of `values`, on every core, compiled by [`simd`]
+/// (`f` must be an `#[inline(always)]` closure to be vectorised with it).
+fn rows_in_place(values: &mut [f32], width: usize, f: impl Fn(&mut [f32]) + Sync) {
+    use rayon::prelude::*;
+    let width = width.max(1);
+    values
+        .par_chunks_mut(width * ROWS_PER_TASK)
+        .for_each(|block| {
+            simd(
+                #[inline(always)]
+                || {
+                    for row in block.chunks_mut(width) {
+                        f(row);
+                    }
+                },
+            )
+        });
+}
+
 /// The contiguous f32 data of a tensor's storage.
 fn data<'a>(storage: &'a CpuStorage, layout: &Layout, op: &str) -> candle_core::Result<&'a [f32]> {
     match (storage, layout.contiguous_offsets()) {
@@ -290,28 +309,23 @@ impl InplaceOp1 for QkvBias<'_> {
     }
 
     fn cpu_fwd(&self, storage: &mut CpuStorage, layout: &Layout) -> candle_core::Result<()> {
-        use rayon::prelude::*;
         let values = data_mut(storage, layout, self.name())?;
         let width = self.bias.len().max(1);
         let hidden = width / 3;
         let scale = 1.0 / ((hidden / self.heads.max(1)).max(1) as f32).sqrt();
-        values
-            .par_chunks_mut(width * ROWS_PER_TASK)
-            .for_each(|block| {
-                simd(
-                    #[inline(always)]
-                    || {
-                        for row in block.chunks_mut(width) {
-                            for (x, b) in row.iter_mut().zip(self.bias) {
-                                *x += b;
-                            }
-                            for x in row.iter_mut().take(hidden) {
-                                *x *= scale;
-                            }
-                        }
-                    },
-                )
-            });
+        rows_in_place(
+            values,
+            width,
+            #[inline(always)]
+            |row| {
+                for (x, b) in row.iter_mut().zip(self.bias) {
+                    *x += b;
+                }
+                for x in row.iter_mut().take(hidden) {
+                    *x *= scale;
+                }
+            },
+        );
         Ok(())
     }
 }
@@ -438,24 +452,19 @@ impl InplaceOp1 for Gelu<'_> {
     }
 
     fn cpu_fwd(&self, storage: &mut CpuStorage, layout: &Layout) -> candle_core::Result<()> {
-        use rayon::prelude::*;
         let values = data_mut(storage, layout, self.name())?;
         let width = self.bias.len().max(1);
-        values
-            .par_chunks_mut(width * ROWS_PER_TASK)
-            .for_each(|block| {
-                simd(
-                    #[inline(always)]
-                    || {
-                        for row in block.chunks_mut(width) {
-                            for (a, b) in row.iter_mut().zip(self.bias) {
-                                let x = *a + b;
-                                *a = 0.5 * x * (1.0 + erf(x * std::f32::consts::FRAC_1_SQRT_2));
-                            }
-                        }
-                    },
-                )
-            });
+        rows_in_place(
+            values,
+            width,
+            #[inline(always)]
+            |row| {
+                for (a, b) in row.iter_mut().zip(self.bias) {
+                    let x = *a + b;
+                    *a = 0.5 * x * (1.0 + erf(x * std::f32::consts::FRAC_1_SQRT_2));
+                }
+            },
+        );
         Ok(())
     }
 }
