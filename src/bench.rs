@@ -12,7 +12,7 @@ use serde::Serialize;
 
 use crate::config::{DataDir, EmbedderSettings, Settings};
 use crate::embed::Embedder;
-use crate::embed::minilm::MiniLm;
+use crate::embed::minilm::{Arithmetic, MiniLm};
 use crate::index::{ChunkIndex, ChunkRow, Scope};
 use crate::store::DocType;
 use crate::{Error, Flow, IngestRequest, Library, Progress};
@@ -64,6 +64,9 @@ pub struct StageRates {
 /// Result of `bench ingest`.
 #[derive(Debug, Serialize)]
 pub struct IngestBench {
+    /// Arithmetic of the encoder's dense layers as run (`integer` falls back to `float` on a
+    /// CPU without AVX2).
+    pub arithmetic: &'static str,
     /// Seconds to load the embedding model (once, not part of any file).
     pub model_load_s: f64,
     /// Per file.
@@ -72,6 +75,13 @@ pub struct IngestBench {
     pub peak_rss_mb: Option<f64>,
     /// CPU threads available.
     pub threads: usize,
+}
+
+fn arithmetic_name(a: Arithmetic) -> &'static str {
+    match a {
+        Arithmetic::Integer => "integer",
+        Arithmetic::Float => "float",
+    }
 }
 
 fn rate(n: f64, s: f64) -> f64 {
@@ -127,18 +137,24 @@ async fn temp_library(
     Ok((tmp, lib))
 }
 
-async fn load_model(model_dir: &Path) -> Result<(Arc<MiniLm>, f64), Error> {
+async fn load_model(model_dir: &Path, arithmetic: Arithmetic) -> Result<(Arc<MiniLm>, f64), Error> {
     let started = Instant::now();
     let dir = model_dir.to_path_buf();
-    let model = tokio::task::spawn_blocking(move || MiniLm::load(&dir))
+    let model = tokio::task::spawn_blocking(move || MiniLm::load_with(&dir, arithmetic))
         .await
         .map_err(|e| Error::Internal(e.to_string()))??;
     Ok((Arc::new(model), started.elapsed().as_secs_f64()))
 }
 
-/// Ingests `files` into a throw-away library and measures each stage.
-pub async fn ingest(model_dir: &Path, files: &[PathBuf]) -> Result<IngestBench, Error> {
-    let (model, model_load_s) = load_model(model_dir).await?;
+/// Ingests `files` into a throw-away library and measures each stage, with the encoder's
+/// dense layers in `arithmetic`.
+pub async fn ingest(
+    model_dir: &Path,
+    files: &[PathBuf],
+    arithmetic: Arithmetic,
+) -> Result<IngestBench, Error> {
+    let (model, model_load_s) = load_model(model_dir, arithmetic).await?;
+    let arithmetic = arithmetic_name(model.arithmetic());
     let (_tmp, lib) = temp_library(model, model_dir).await?;
     let profile = lib.ensure_profile("bench").await?;
     let mut out = Vec::new();
@@ -185,6 +201,7 @@ pub async fn ingest(model_dir: &Path, files: &[PathBuf]) -> Result<IngestBench, 
     }
     lib.close().await;
     Ok(IngestBench {
+        arithmetic,
         model_load_s: round(model_load_s),
         files: out,
         peak_rss_mb: peak_rss_mb(),
@@ -276,7 +293,7 @@ pub async fn search(
     queries: usize,
     search: crate::config::SearchSettings,
 ) -> Result<SearchBench, Error> {
-    let (model, _) = load_model(model_dir).await?;
+    let (model, _) = load_model(model_dir, Arithmetic::Integer).await?;
     let embedder: Arc<dyn Embedder> = model.clone();
     let (_tmp, lib) = temp_library(embedder.clone(), model_dir).await?;
     let profile = lib.ensure_profile("bench").await?;

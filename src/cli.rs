@@ -20,6 +20,7 @@ use serde_json::json;
 use crate::agent::Agent;
 use crate::agent::types::{Action, AskRequest, Event, Mode, Status, TurnResult};
 use crate::config::DataDir;
+use crate::embed::minilm::Arithmetic;
 use crate::store::{DocType, Document, Profile};
 use crate::{
     Error, ErrorKind, Flow, IngestRequest, Library, Progress, SearchRequest, Stage, bench, secrets,
@@ -369,6 +370,24 @@ pub enum KeysCmd {
     },
 }
 
+/// Arithmetic of the local encoder's dense layers, for benchmarks.
+#[derive(Debug, Clone, Copy, ValueEnum)]
+pub enum ArithmeticArg {
+    /// 16-bit integer products (AVX2; the default the product uses).
+    Integer,
+    /// f32 products (the reference).
+    Float,
+}
+
+impl From<ArithmeticArg> for Arithmetic {
+    fn from(a: ArithmeticArg) -> Self {
+        match a {
+            ArithmeticArg::Integer => Arithmetic::Integer,
+            ArithmeticArg::Float => Arithmetic::Float,
+        }
+    }
+}
+
 /// `bench …`
 #[derive(Debug, Subcommand)]
 pub enum BenchCmd {
@@ -377,6 +396,9 @@ pub enum BenchCmd {
         /// PDF files.
         #[arg(required = true)]
         files: Vec<PathBuf>,
+        /// Arithmetic of the encoder's dense layers (`float` is the f32 reference).
+        #[arg(long, value_enum, default_value_t = ArithmeticArg::Integer)]
+        arithmetic: ArithmeticArg,
     },
     /// Search latency at several library sizes, built from the chunks of a real PDF.
     Search {
@@ -928,7 +950,9 @@ async fn run_bench(dir: &DataDir, cmd: &BenchCmd) -> Result<(), Error> {
     let settings = dir.load_settings()?;
     let model_dir = dir.model_dir(&settings);
     match cmd {
-        BenchCmd::Ingest { files } => print_json(&bench::ingest(&model_dir, files).await?),
+        BenchCmd::Ingest { files, arithmetic } => {
+            print_json(&bench::ingest(&model_dir, files, (*arithmetic).into()).await?)
+        }
         BenchCmd::Search {
             chunks,
             source,

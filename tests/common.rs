@@ -28,6 +28,21 @@ pub fn model() -> Arc<MiniLm> {
         .clone()
 }
 
+/// The same model with f32 dense layers (the reference arithmetic), loaded once.
+pub fn float_model() -> Arc<MiniLm> {
+    use policypal::embed::minilm::Arithmetic;
+    static MODEL: OnceLock<Arc<MiniLm>> = OnceLock::new();
+    MODEL
+        .get_or_init(|| {
+            Arc::new(
+                MiniLm::load_with(&model_dir(), Arithmetic::Float).unwrap_or_else(|e| {
+                    panic!("the tests need the real model; run scripts/test.sh to fetch it: {e}")
+                }),
+            )
+        })
+        .clone()
+}
+
 /// A fixture PDF.
 pub fn fixture(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))

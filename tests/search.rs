@@ -213,10 +213,17 @@ fn minilm_vectors_match_the_reference_bert_and_ignore_batching() {
         -0.058_599_185,
         0.072_942_37,
     ];
+    // f32 arithmetic reproduces it; the default integer arithmetic stays within 1e-3.
+    let float = crate::common::float_model()
+        .embed_blocking(std::slice::from_ref(&text))
+        .unwrap();
+    for (got, want) in float.vectors[0].iter().zip(reference) {
+        assert!((got - want).abs() < 1e-4, "f32: {got} vs {want}");
+    }
     let alone = m.embed_blocking(std::slice::from_ref(&text)).unwrap();
     assert_eq!(alone.vectors[0].len(), 384);
     for (got, want) in alone.vectors[0].iter().zip(reference) {
-        assert!((got - want).abs() < 1e-4, "{got} vs {want}");
+        assert!((got - want).abs() < 1e-3, "integer: {got} vs {want}");
     }
     // In a batch with longer texts (padding) and across batch boundaries, the vector is the same.
     let mut texts: Vec<String> = (0..11)
@@ -249,4 +256,78 @@ fn minilm_vectors_match_the_reference_bert_and_ignore_batching() {
         dot(&others.vectors[0]),
         dot(&others.vectors[1])
     );
+}
+
+#[tokio::test]
+async fn integer_arithmetic_embeds_real_chunks_like_f32() {
+    use policypal::config::{ChunkSettings, Limits};
+    use policypal::embed::minilm::Arithmetic;
+    let integer = crate::common::model();
+    // Integer arithmetic wherever the CPU has AVX2 + FMA, the f32 fallback elsewhere.
+    #[cfg(target_arch = "x86_64")]
+    let expected = if std::arch::is_x86_feature_detected!("avx2")
+        && std::arch::is_x86_feature_detected!("fma")
+    {
+        Arithmetic::Integer
+    } else {
+        Arithmetic::Float
+    };
+    #[cfg(not(target_arch = "x86_64"))]
+    let expected = Arithmetic::Float;
+    assert_eq!(integer.arithmetic(), expected);
+    let float = crate::common::float_model();
+    assert_eq!(float.arithmetic(), Arithmetic::Float);
+    // Real chunks of every text fixture, as ingestion cuts them.
+    let mut texts = Vec::new();
+    for name in [
+        "capital-2024.pdf",
+        "capital-2025.pdf",
+        "retention-policy.pdf",
+        "hostile-markup.pdf",
+    ] {
+        let bytes = std::sync::Arc::new(std::fs::read(crate::common::fixture(name)).unwrap());
+        let prepared =
+            policypal::ingest::prepare(bytes, &Limits::default(), ChunkSettings::default())
+                .await
+                .unwrap();
+        texts.extend(prepared.chunks.into_iter().map(|c| c.text));
+    }
+    texts.push("Banks must hold a minimum total capital ratio of 8 per cent.".to_owned());
+    assert!(texts.len() >= 10, "{} chunks", texts.len());
+    let a = integer.embed_blocking(&texts).unwrap();
+    let b = float.embed_blocking(&texts).unwrap();
+    let cosines: Vec<f32> = a
+        .vectors
+        .iter()
+        .zip(&b.vectors)
+        .map(|(x, y)| x.iter().zip(y).map(|(p, q)| p * q).sum())
+        .collect();
+    let worst = cosines.iter().copied().fold(1.0f32, f32::min);
+    eprintln!(
+        "integer vs float: {} texts, worst cosine {worst}",
+        texts.len()
+    );
+    // The bar for quantised weights is 0.99; ours keeps 11-12 bits a side.
+    assert!(
+        worst > 0.9999,
+        "worst cosine {worst} over {} texts",
+        texts.len()
+    );
+    // Every text's nearest neighbour under integer arithmetic is (up to a near-tie) its
+    // nearest under f32: rankings do not move. Over 1,155 chunks of the eval corpus the
+    // largest such gap measured was 4.8e-4.
+    let dot = |v: &[Vec<f32>], i: usize, j: usize| -> f32 {
+        v[i].iter().zip(&v[j]).map(|(x, y)| x * y).sum()
+    };
+    for i in 0..texts.len() {
+        let others = (0..texts.len()).filter(|&j| j != i);
+        let chosen = others
+            .clone()
+            .max_by(|&p, &q| dot(&a.vectors, i, p).total_cmp(&dot(&a.vectors, i, q)))
+            .unwrap();
+        let best = others
+            .map(|j| dot(&b.vectors, i, j))
+            .fold(-1.0f32, f32::max);
+        assert!(dot(&b.vectors, i, chosen) > best - 1e-3, "text {i}");
+    }
 }

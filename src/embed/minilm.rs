@@ -15,6 +15,7 @@ use futures::future::BoxFuture;
 use tokenizers::{Tokenizer, TruncationDirection, TruncationParams, TruncationStrategy};
 
 use super::{EmbedError, Embedder, Embeddings, normalise};
+pub use policypal_encoder::Arithmetic;
 use policypal_encoder::{Encoder, Shape, mean_pool};
 
 /// Most tokens the model sees per text (its training limit; positions go to 512).
@@ -51,8 +52,15 @@ impl std::fmt::Debug for MiniLm {
 }
 
 impl MiniLm {
-    /// Loads the model from a directory holding [`REQUIRED_FILES`].
+    /// Loads the model from a directory holding [`REQUIRED_FILES`], with the default
+    /// arithmetic ([`Arithmetic::Integer`] where the CPU has AVX2).
     pub fn load(dir: &Path) -> Result<Self, EmbedError> {
+        Self::load_with(dir, Arithmetic::Integer)
+    }
+
+    /// Loads the model with the given arithmetic for its dense layers ([`Arithmetic::Float`]
+    /// is the reference the benchmarks and tests compare against).
+    pub fn load_with(dir: &Path, arithmetic: Arithmetic) -> Result<Self, EmbedError> {
         for f in REQUIRED_FILES {
             if !dir.join(f).is_file() {
                 return Err(EmbedError::ModelMissing {
@@ -75,7 +83,8 @@ impl MiniLm {
             std::fs::read(dir.join("model.safetensors")).map_err(|e| invalid(e.to_string()))?;
         let vb = VarBuilder::from_buffered_safetensors(weights, DType::F32, &device)
             .map_err(|e| invalid(format!("model.safetensors: {e}")))?;
-        let model = Encoder::load(vb, shape).map_err(|e| invalid(format!("weights: {e}")))?;
+        let model = Encoder::load_with(vb, shape, arithmetic)
+            .map_err(|e| invalid(format!("weights: {e}")))?;
         if model.max_positions() < MAX_TOKENS {
             return Err(invalid(format!(
                 "the model knows {} positions, fewer than {MAX_TOKENS}",
@@ -101,6 +110,11 @@ impl MiniLm {
                 hidden,
             }),
         })
+    }
+
+    /// The arithmetic the dense layers actually use (`Float` on CPUs without AVX2).
+    pub fn arithmetic(&self) -> Arithmetic {
+        self.inner.model.arithmetic()
     }
 
     /// Where the model is looked for when nothing is configured.

@@ -1,0 +1,381 @@
+//! Integer matrix products for the dense layers, on AVX2.
+//!
+//! Owns: a dense layer's weights quantised once, at load, to 16-bit integers with one scale
+//! per output column; the activations quantised per row on the fly; and their product
+//! accumulated exactly in i32 with `vpmaddwd` (sixteen multiply-adds per instruction, against
+//! eight for an f32 FMA), then scaled back to f32. On the 2-core test machine the products run
+//! at ≈ 200–230 GFLOP/s-equivalent against 130–175 for gemm's f32 on the same shapes.
+//!
+//! Both sides get ⌊√(2³¹⁻¹ / k)⌋ levels (2,364 for k = 384, 1,182 for k = 1,536), so no sum
+//! can overflow i32 whatever the input, and each value keeps 11–12 bits: far finer than int8,
+//! which is why no calibration data is needed and the embeddings stay within cosine 0.9999 of
+//! f32 (measured by the integration tests on real text). Must not: run without AVX2 (there is
+//! no such constructor; the encoder keeps f32 weights then) or add biases (the pass that
+//! follows each product does).
+
+use candle_core::{CpuStorage, CustomOp1, Layout};
+use core::arch::x86_64::{__m256, __m256i};
+use pulp::x86::V3;
+use rayon::prelude::*;
+
+/// Rows of the activations per micro-kernel call.
+const MR: usize = 6;
+/// Output columns per micro-kernel call (two registers of eight i32).
+const NR: usize = 16;
+/// Row panels handed to one task: the task's activations (≤ 150 KB) stay in L2 while every
+/// weight panel streams past them.
+const PANELS_PER_TASK: usize = 8;
+/// Adding 1.5·2^23 rounds to the nearest integer, which then sits in the low bits of the sum.
+const ROUND: f32 = 12_582_912.0;
+
+/// A dense layer's weights, quantised and packed for [`QuantDense::forward`].
+pub(crate) struct QuantDense {
+    simd: V3,
+    /// Input width.
+    k: usize,
+    /// Output width.
+    n: usize,
+    /// Per panel of [`NR`] output columns and per pair of input rows p, lane c holds
+    /// (w[2p][c], w[2p+1][c]) as the two halves of an i32, as `vpmaddwd` pairs them.
+    panels: Vec<[i16; 2 * NR]>,
+    /// Per panel, the scale of each output column (weight = integer × scale).
+    scales: Vec<[f32; NR]>,
+    /// Levels of an activation (its row's largest magnitude maps to this).
+    levels: f32,
+}
+
+impl QuantDense {
+    /// Quantises `weight` (`[n, k]` row-major: output × input, as checkpoints store it), or
+    /// `None` when this CPU has no AVX2 + FMA or the shape is empty or inconsistent.
+    pub(crate) fn new(weight: &[f32], n: usize, k: usize) -> Option<Self> {
+        let simd = V3::try_new()?;
+        if n == 0 || k == 0 || weight.len() != n * k {
+            return None;
+        }
+        let levels = ((f64::from(i32::MAX) / k as f64).sqrt().floor()).min(32_767.0) as f32;
+        if levels < 1.0 {
+            return None;
+        }
+        let kp = k.div_ceil(2);
+        let panel_count = n.div_ceil(NR);
+        let mut panels = vec![[0i16; 2 * NR]; panel_count * kp];
+        let mut scales = vec![[1f32; NR]; panel_count];
+        for (j, column) in weight.chunks_exact(k).enumerate() {
+            let (panel, lane) = (j / NR, j % NR);
+            let max = column.iter().fold(0f32, |m, w| m.max(w.abs()));
+            let scale = if max > 0.0 { max / levels } else { 1.0 };
+            if let Some(s) = scales.get_mut(panel).and_then(|s| s.get_mut(lane)) {
+                *s = scale;
+            }
+            let packed = panels
+                .get_mut(panel * kp..(panel + 1) * kp)
+                .unwrap_or_default();
+            for (pair, ws) in packed.iter_mut().zip(column.chunks(2)) {
+                for (half, w) in ws.iter().enumerate() {
+                    if let Some(slot) = pair.get_mut(2 * lane + half) {
+                        *slot = (w / scale).round() as i16;
+                    }
+                }
+            }
+        }
+        Some(Self {
+            simd,
+            k,
+            n,
+            panels,
+            scales,
+            levels,
+        })
+    }
+
+    /// `x · W` for `x` = `[m, k]` row-major; returns `[m, n]` row-major.
+    pub(crate) fn forward(&self, x: &[f32]) -> Vec<f32> {
+        let (k, n, simd) = (self.k, self.n, self.simd);
+        let kp = k.div_ceil(2);
+        let m = x.len() / k;
+        let row_panels = m.div_ceil(MR);
+        // Activations by panel of MR rows, pair by pair: [panel][p][row]. Rows past m are zero.
+        let mut acts = vec![[0i32; MR]; row_panels * kp];
+        let mut row_scales = vec![0f32; row_panels * MR];
+        let task_rows = MR * PANELS_PER_TASK;
+        acts.par_chunks_mut(kp * PANELS_PER_TASK)
+            .zip(row_scales.par_chunks_mut(task_rows))
+            .zip(x.par_chunks(k * task_rows))
+            .for_each(|((out, scales), x)| {
+                simd.vectorize(Quantise {
+                    out,
+                    scales,
+                    x,
+                    k,
+                    levels: self.levels,
+                })
+            });
+        let mut out = vec![0f32; m * n];
+        out.par_chunks_mut(n * task_rows)
+            .zip(acts.par_chunks(kp * PANELS_PER_TASK))
+            .zip(row_scales.par_chunks(task_rows))
+            .for_each(|((c, a), s)| {
+                simd.vectorize(Block {
+                    dense: self,
+                    c,
+                    a,
+                    s,
+                })
+            });
+        out
+    }
+
+    /// One task: row panels `a` (quantised, `[panel][kp][MR]`) with their scales `s`, into
+    /// `c` (`[rows, n]`), one weight panel at a time across all the task's row panels.
+    #[inline(always)]
+    fn block(&self, c: &mut [f32], a: &[[i32; MR]], s: &[f32]) {
+        let simd = self.simd;
+        let (n, kp) = (self.n, self.k.div_ceil(2));
+        let rows = c.len() / n;
+        for (panel, (weights, col_scales)) in self.panels.chunks(kp).zip(&self.scales).enumerate() {
+            let col_scales: [__m256; 2] = pulp::cast(*col_scales);
+            let first_col = panel * NR;
+            let width = NR.min(n - first_col);
+            for ((row_panel, acts), scales) in a.chunks(kp).enumerate().zip(s.chunks(MR)) {
+                let acc = micro_kernel(simd, acts, weights);
+                let first_row = row_panel * MR;
+                for (r, (acc, &scale)) in acc.iter().zip(scales).enumerate() {
+                    if first_row + r >= rows {
+                        break;
+                    }
+                    let row_scale = simd.avx._mm256_set1_ps(scale);
+                    let scaled: [f32; NR] = pulp::cast([
+                        simd.avx._mm256_mul_ps(
+                            simd.avx
+                                ._mm256_mul_ps(simd.avx._mm256_cvtepi32_ps(acc[0]), row_scale),
+                            col_scales[0],
+                        ),
+                        simd.avx._mm256_mul_ps(
+                            simd.avx
+                                ._mm256_mul_ps(simd.avx._mm256_cvtepi32_ps(acc[1]), row_scale),
+                            col_scales[1],
+                        ),
+                    ]);
+                    let start = (first_row + r) * n + first_col;
+                    if let (Some(dst), Some(src)) =
+                        (c.get_mut(start..start + width), scaled.get(..width))
+                    {
+                        dst.copy_from_slice(src);
+                    }
+                }
+            }
+        }
+    }
+}
+
+// The tasks are structs rather than closures: pulp inlines a task's `call` into its AVX2
+// function only if nothing between them is left out of line, and the `FnOnce` shim of a
+// borrowing closure was (its intrinsics then ran as calls, 80× slower).
+
+/// One task of [`QuantDense::forward`]'s product, run by [`QuantDense::block`].
+struct Block<'a> {
+    dense: &'a QuantDense,
+    c: &'a mut [f32],
+    a: &'a [[i32; MR]],
+    s: &'a [f32],
+}
+
+impl pulp::NullaryFnOnce for Block<'_> {
+    type Output = ();
+
+    #[inline(always)]
+    fn call(self) {
+        self.dense.block(self.c, self.a, self.s);
+    }
+}
+
+/// One task of [`QuantDense::forward`]'s activation quantisation ([`quantise_rows`]).
+struct Quantise<'a> {
+    out: &'a mut [[i32; MR]],
+    scales: &'a mut [f32],
+    x: &'a [f32],
+    k: usize,
+    levels: f32,
+}
+
+impl pulp::NullaryFnOnce for Quantise<'_> {
+    type Output = ();
+
+    #[inline(always)]
+    fn call(self) {
+        quantise_rows(self.out, self.scales, self.x, self.k, self.levels);
+    }
+}
+
+/// Six rows of activations (one panel, `[kp][MR]`) times one weight panel: 6 × 16 sums in
+/// twelve registers, each step one broadcast pair per row and two `vpmaddwd` per row.
+#[inline(always)]
+fn micro_kernel(simd: V3, a: &[[i32; MR]], weights: &[[i16; 2 * NR]]) -> [[__m256i; 2]; MR] {
+    let zero = simd.avx._mm256_setzero_si256();
+    let mut acc = [[zero; 2]; MR];
+    for (pairs, w) in a.iter().zip(weights) {
+        let [w0, w1]: [__m256i; 2] = pulp::cast(*w);
+        for (acc, &pair) in acc.iter_mut().zip(pairs) {
+            let pair = simd.avx._mm256_set1_epi32(pair);
+            acc[0] = simd
+                .avx2
+                ._mm256_add_epi32(acc[0], simd.avx2._mm256_madd_epi16(pair, w0));
+            acc[1] = simd
+                .avx2
+                ._mm256_add_epi32(acc[1], simd.avx2._mm256_madd_epi16(pair, w1));
+        }
+    }
+    acc
+}
+
+/// Quantises each `k`-long row of `x` to ±`levels` (its own scale, written to `scales`) as
+/// pairs of i16 packed into i32, into row panels (`out`, `[panel][kp][MR]`; an odd last value
+/// pairs with zero).
+#[inline(always)]
+fn quantise_rows(out: &mut [[i32; MR]], scales: &mut [f32], x: &[f32], k: usize, levels: f32) {
+    let kp = k.div_ceil(2);
+    for (r, (row, scale)) in x.chunks(k).zip(scales.iter_mut()).enumerate() {
+        let max = abs_max(row);
+        *scale = if max > 0.0 { max / levels } else { 1.0 };
+        let inv = 1.0 / *scale;
+        // |x·inv| ≤ levels < 2^15, so the low 16 bits of the rounded sum are the integer.
+        let quantise = |x: f32| (x * inv + ROUND).to_bits() & 0xFFFF;
+        let (panel, lane) = (r / MR, r % MR);
+        let panel = out
+            .get_mut(panel * kp..(panel + 1) * kp)
+            .unwrap_or_default();
+        for (o, p) in panel.iter_mut().zip(row.chunks(2)) {
+            let low = p.first().map_or(0, |&v| quantise(v));
+            let high = p.get(1).map_or(0, |&v| quantise(v));
+            if let Some(o) = o.get_mut(lane) {
+                *o = (low | (high << 16)) as i32;
+            }
+        }
+    }
+}
+
+/// Largest magnitude in `v`, eight lanes at a time so that it vectorises.
+#[inline(always)]
+fn abs_max(v: &[f32]) -> f32 {
+    let mut acc = [0f32; 8];
+    let chunks = v.chunks_exact(8);
+    let rest = chunks.remainder();
+    for c in chunks {
+        for (a, x) in acc.iter_mut().zip(c) {
+            let x = x.abs();
+            *a = if x > *a { x } else { *a };
+        }
+    }
+    acc.iter()
+        .chain(rest)
+        .fold(0f32, |m, x| if x.abs() > m { x.abs() } else { m })
+}
+
+impl CustomOp1 for QuantDense {
+    fn name(&self) -> &'static str {
+        "quantised-dense"
+    }
+
+    fn cpu_fwd(
+        &self,
+        storage: &CpuStorage,
+        layout: &Layout,
+    ) -> candle_core::Result<(CpuStorage, candle_core::Shape)> {
+        let x = crate::data(storage, layout, self.name())?;
+        if x.len() % self.k != 0 {
+            return Err(candle_core::Error::Msg(format!(
+                "{}: input width is not {}",
+                self.name(),
+                self.k
+            )));
+        }
+        let m = x.len() / self.k;
+        Ok((
+            CpuStorage::F32(self.forward(x)),
+            candle_core::Shape::from((m, self.n)),
+        ))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Deterministic values in [-0.5, 0.5).
+    fn values(count: usize, seed: u64) -> Vec<f32> {
+        let mut state = seed;
+        (0..count)
+            .map(|_| {
+                state = state
+                    .wrapping_mul(6_364_136_223_846_793_005)
+                    .wrapping_add(1_442_695_040_888_963_407);
+                (state >> 40) as f32 / (1u64 << 24) as f32 - 0.5
+            })
+            .collect()
+    }
+
+    #[test]
+    fn integer_product_matches_f32_on_ragged_shapes() {
+        // Odd k, rows that fill no panel evenly, columns that fill no panel evenly.
+        for (m, k, n) in [(1, 5, 3), (13, 384, 40), (50, 1536, 16), (7, 385, 17)] {
+            let x = values(m * k, 1);
+            let w = values(n * k, 2);
+            let Some(q) = QuantDense::new(&w, n, k) else {
+                // No AVX2: the encoder uses f32 and nothing here runs.
+                return;
+            };
+            let got = q.forward(&x);
+            assert_eq!(got.len(), m * n);
+            for i in 0..m {
+                for j in 0..n {
+                    let want: f32 = (0..k).map(|t| x[i * k + t] * w[j * k + t]).sum();
+                    let g = got[i * n + j];
+                    // Each side keeps ≥ 11 bits: the rounding errors of the k terms (≤ 2e-4
+                    // each) add up like a random walk; a wrong kernel is off by ≈ 0.08·√k.
+                    let tolerance = (k as f32).sqrt() * 1e-3;
+                    assert!(
+                        (g - want).abs() < tolerance,
+                        "({m},{k},{n}) [{i},{j}]: {g} vs {want}"
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn extreme_inputs_do_not_overflow() {
+        // Every activation and weight at the largest level: the sum is k·levels², the most
+        // the level choice allows, and must come back exactly.
+        let (m, k, n) = (6, 1536, 16);
+        let x = vec![3.0f32; m * k];
+        let mut w = vec![-2.0f32; n * k];
+        w[5] = 2.0;
+        let Some(q) = QuantDense::new(&w, n, k) else {
+            return;
+        };
+        let got = q.forward(&x);
+        let want = -6.0 * k as f32 + 12.0;
+        assert!(
+            (got[0] - want).abs() < 1e-2 * k as f32,
+            "{} vs {want}",
+            got[0]
+        );
+        assert!(
+            got.iter()
+                .skip(1)
+                .all(|&v| (v + 6.0 * k as f32).abs() < 1e-2 * k as f32)
+        );
+    }
+
+    #[test]
+    fn zero_rows_and_columns_stay_zero() {
+        let (m, k, n) = (3, 8, 4);
+        let x = vec![0f32; m * k];
+        let w = values(n * k, 3);
+        let Some(q) = QuantDense::new(&w, n, k) else {
+            return;
+        };
+        assert!(q.forward(&x).iter().all(|&v| v == 0.0));
+        assert!(q.forward(&[]).is_empty());
+    }
+}
