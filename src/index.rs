@@ -3,7 +3,9 @@
 //! Owns: the table schema, writing and deleting a document's chunks, keeping the full-text
 //! index current, and hybrid search. Every read takes a [`Scope`] (profile + the documents the
 //! caller may see) and turns it into a filter, so no query can cross profiles; ids in filters
-//! are checked to be UUIDs, user text never reaches a filter string. Must not: decide which
+//! are checked to be UUIDs, user text never reaches a filter string. Vector searches are exact,
+//! over the searched profile's vectors held in memory (`resident`) and read again after every
+//! write; profiles too large for that use LanceDB's IVF-PQ index. Must not: decide which
 //! documents are visible (the caller resolves that from SQLite) or embed text.
 
 use std::collections::{HashMap, HashSet};
@@ -20,6 +22,10 @@ use lancedb::index::vector::IvfPqIndexBuilder;
 use lancedb::query::{ExecutableQuery, QueryBase, Select};
 use lancedb::table::{OptimizeAction, OptimizeOptions};
 use lancedb::{Connection, DistanceType, Table};
+
+mod resident;
+
+use resident::Resident;
 
 /// Name of the chunks table.
 pub const TABLE: &str = "chunks";
@@ -139,6 +145,8 @@ pub struct ChunkIndex {
     dimension: usize,
     ann_min_rows: usize,
     ann: AnnParams,
+    /// The last searched profile's vectors in memory (shared by clones; one profile at a time).
+    resident: Arc<tokio::sync::Mutex<Option<Arc<Resident>>>>,
 }
 
 /// How an approximate vector search trades speed for recall (used only once the IVF-PQ index
@@ -301,6 +309,7 @@ impl ChunkIndex {
             dimension,
             ann_min_rows: DEFAULT_ANN_MIN_ROWS,
             ann: AnnParams::default(),
+            resident: Arc::default(),
         })
     }
 
@@ -563,6 +572,9 @@ impl ChunkIndex {
         if scope.document_ids.is_empty() || limit == 0 {
             return Ok(Vec::new());
         }
+        if !exact && let Some(hits) = self.nearest_in_memory(scope, vector, limit).await? {
+            return Ok(hits);
+        }
         let mut query = self
             .table
             .query()
@@ -588,6 +600,142 @@ impl ChunkIndex {
             h.vector_rank = Some(rank + 1);
         }
         Ok(hits)
+    }
+
+    /// The profile's vectors in memory, read again if the table changed since (or `None` when
+    /// the profile is too large for it, [`resident::MAX_ROWS`]).
+    async fn resident(&self, profile_id: &str) -> Result<Option<Arc<Resident>>, IndexError> {
+        let profile = checked_id(profile_id)?;
+        let version = self.table.version().await?;
+        let mut slot = self.resident.lock().await;
+        if let Some(r) = slot.as_ref()
+            && r.profile_id == profile
+            && r.version == version
+        {
+            return Ok(Some(r.clone()));
+        }
+        // Free the old copy before reading the new one.
+        *slot = None;
+        let filter = format!("profile_id = '{profile}'");
+        if self.table.count_rows(Some(filter.clone())).await? > resident::MAX_ROWS {
+            return Ok(None);
+        }
+        let batches: Vec<RecordBatch> = self
+            .table
+            .query()
+            .only_if(filter)
+            .select(Select::columns(&[
+                "chunk_id",
+                "document_id",
+                "profile_id",
+                "vector",
+            ]))
+            .with_row_id()
+            .execute()
+            .await?
+            .try_collect()
+            .await?;
+        let dimension = self.dimension;
+        let owned = profile.to_owned();
+        let read = tokio::task::spawn_blocking(move || {
+            Resident::read(&owned, version, dimension, &batches)
+        })
+        .await
+        .map_err(|e| IndexError::Schema(format!("reading vectors: {e}")))??;
+        tracing::debug!(
+            rows = read.len(),
+            version,
+            "vectors of a profile read into memory"
+        );
+        let read = Arc::new(read);
+        *slot = Some(read.clone());
+        Ok(Some(read))
+    }
+
+    /// Exact vector search over the profile's vectors in memory; the rows found are read back
+    /// from LanceDB by row id. `None` (the caller searches LanceDB instead) when the profile is
+    /// too large, or when a row id no longer holds the chunk it held (the table changed under
+    /// the copy; it is dropped and read again next time).
+    async fn nearest_in_memory(
+        &self,
+        scope: &Scope,
+        vector: &[f32],
+        limit: usize,
+    ) -> Result<Option<Vec<Hit>>, IndexError> {
+        let Some(ranked) = self.ranked_in_memory(scope, vector, limit).await? else {
+            return Ok(None);
+        };
+        self.fetch(scope, &ranked).await
+    }
+
+    /// The in-memory ranking alone: (row id, chunk id, cosine), best first; `None` when the
+    /// profile is too large to be held.
+    async fn ranked_in_memory(
+        &self,
+        scope: &Scope,
+        vector: &[f32],
+        limit: usize,
+    ) -> Result<Option<Vec<Ranked>>, IndexError> {
+        let Some(resident) = self.resident(&scope.profile_id).await? else {
+            return Ok(None);
+        };
+        let (query, scope) = (vector.to_vec(), scope.clone());
+        let ranked = tokio::task::spawn_blocking(move || {
+            resident
+                .nearest(&scope, &query, limit)
+                .into_iter()
+                .map(|(row_id, chunk, score)| Ranked {
+                    row_id,
+                    chunk_id: chunk.to_owned(),
+                    score,
+                })
+                .collect()
+        })
+        .await
+        .map_err(|e| IndexError::Schema(format!("vector scan: {e}")))?;
+        Ok(Some(ranked))
+    }
+
+    /// Reads `ranked` rows back from LanceDB by row id, in order, with their rank and score;
+    /// `None` (and the copy in memory dropped) when a row id no longer holds its chunk.
+    async fn fetch(
+        &self,
+        scope: &Scope,
+        ranked: &[Ranked],
+    ) -> Result<Option<Vec<Hit>>, IndexError> {
+        if ranked.is_empty() {
+            return Ok(Some(Vec::new()));
+        }
+        let taken = self
+            .table
+            .take_row_ids(ranked.iter().map(|r| r.row_id).collect())
+            .select(Select::columns(&RESULT_COLUMNS))
+            .execute()
+            .await;
+        let batches: Vec<RecordBatch> = match taken {
+            Ok(stream) => stream.try_collect().await?,
+            Err(e) => {
+                tracing::debug!("row ids of the vectors in memory are stale: {e}");
+                *self.resident.lock().await = None;
+                return Ok(None);
+            }
+        };
+        let mut rows: HashMap<String, Hit> = read_hits(&batches, &scope.profile_id)?
+            .into_iter()
+            .map(|h| (h.chunk_id.clone(), h))
+            .collect();
+        let mut hits = Vec::with_capacity(ranked.len());
+        for (rank, r) in ranked.iter().enumerate() {
+            let Some(mut hit) = rows.remove(&r.chunk_id) else {
+                tracing::debug!("a row id of the vectors in memory holds another chunk now");
+                *self.resident.lock().await = None;
+                return Ok(None);
+            };
+            hit.vector_score = Some(r.score);
+            hit.vector_rank = Some(rank + 1);
+            hits.push(hit);
+        }
+        Ok(Some(in_scope(hits, scope)))
     }
 
     /// Best chunks by BM25 over the full-text index (rows not yet indexed are scanned too).
@@ -640,14 +788,96 @@ impl ChunkIndex {
         limit: usize,
     ) -> Result<Vec<Hit>, E> {
         let candidates = hybrid_candidates(limit);
-        let (vector_hits, text_hits) = futures::try_join!(
+        let (vector_side, text_hits) = futures::try_join!(
             async {
                 let v = vector.await?;
-                Ok::<_, E>(self.vector_search(scope, &v, candidates).await?)
+                Ok::<_, E>(match self.ranked_in_memory(scope, &v, candidates).await? {
+                    Some(ranked) => VectorSide::Ranked(ranked, v),
+                    None => VectorSide::Hits(self.vector_search(scope, &v, candidates).await?),
+                })
             },
             async { Ok::<_, E>(self.text_search(scope, query, candidates).await?) }
         )?;
-        Ok(fuse(vector_hits, text_hits, limit))
+        let (ranked, v) = match vector_side {
+            VectorSide::Hits(vector_hits) => return Ok(fuse(vector_hits, text_hits, limit)),
+            VectorSide::Ranked(ranked, v) => (ranked, v),
+        };
+        // Fuse on ranks alone, then read from LanceDB only the winners the full-text search
+        // did not already return (a take costs per row).
+        let outline: Vec<Hit> = ranked
+            .iter()
+            .enumerate()
+            .map(|(rank, r)| Hit::outline(&r.chunk_id, r.score, rank + 1))
+            .collect();
+        let mut full: HashMap<String, Hit> = text_hits
+            .iter()
+            .map(|h| (h.chunk_id.clone(), h.clone()))
+            .collect();
+        let fused = fuse(outline, text_hits, limit);
+        let wanted: Vec<Ranked> = ranked
+            .into_iter()
+            .filter(|r| {
+                !full.contains_key(&r.chunk_id) && fused.iter().any(|h| h.chunk_id == r.chunk_id)
+            })
+            .collect();
+        let Some(fetched) = self.fetch(scope, &wanted).await? else {
+            // The copy in memory went stale under us: search LanceDB instead.
+            let vector_hits = self.vector_search(scope, &v, candidates).await?;
+            return Ok(fuse(vector_hits, full.into_values().collect(), limit));
+        };
+        full.extend(fetched.into_iter().map(|h| (h.chunk_id.clone(), h)));
+        Ok(fused
+            .into_iter()
+            .filter_map(|h| {
+                let data = full.remove(&h.chunk_id)?;
+                Some(Hit {
+                    vector_score: h.vector_score,
+                    text_score: h.text_score,
+                    vector_rank: h.vector_rank,
+                    text_rank: h.text_rank,
+                    score: h.score,
+                    ..data
+                })
+            })
+            .collect())
+    }
+}
+
+/// A row the in-memory vector search ranked.
+#[derive(Debug, Clone)]
+struct Ranked {
+    row_id: u64,
+    chunk_id: String,
+    score: f32,
+}
+
+/// What the vector half of a hybrid search produced.
+enum VectorSide {
+    /// Ranked in memory (rows not read yet), with the query vector for a fallback.
+    Ranked(Vec<Ranked>, Vec<f32>),
+    /// Searched by LanceDB (rows read).
+    Hits(Vec<Hit>),
+}
+
+impl Hit {
+    /// A vector hit known only by its chunk id, score and rank (for fusing before reading).
+    fn outline(chunk_id: &str, score: f32, rank: usize) -> Self {
+        Self {
+            chunk_id: chunk_id.to_owned(),
+            document_id: String::new(),
+            page_start: 0,
+            page_end: 0,
+            chunk_index: 0,
+            char_start: 0,
+            char_end: 0,
+            heading: String::new(),
+            text: String::new(),
+            vector_score: Some(score),
+            text_score: None,
+            vector_rank: Some(rank),
+            text_rank: None,
+            score: 0.0,
+        }
     }
 }
 
@@ -861,5 +1091,207 @@ mod tests {
             .await
             .unwrap();
         assert_eq!(hits[0].chunk_id, format!("{late}:7000"));
+    }
+
+    #[tokio::test]
+    async fn vectors_in_memory_match_lances_exact_scan_follow_writes_and_keep_profiles_apart() {
+        let tmp = tempfile::tempdir().unwrap();
+        let uri = tmp.path().join("lancedb").to_string_lossy().into_owned();
+        let dim = 48;
+        let index = ChunkIndex::open(&uri, dim).await.unwrap();
+        let id = || uuid::Uuid::new_v4().to_string();
+        let (a, b) = (id(), id());
+        let docs_a: Vec<String> = (0..4).map(|_| id()).collect();
+        let doc_b = id();
+        let mut rows: Vec<ChunkRow> = (0..2000)
+            .map(|i| row(&a, &docs_a[(i % 4) as usize], i, vector(i, dim)))
+            .collect();
+        // Profile b holds exact copies of a's first vectors.
+        rows.extend((0..500).map(|i| row(&b, &doc_b, i, vector(i, dim))));
+        index.add(&rows).await.unwrap();
+        let scope_a = Scope {
+            profile_id: a.clone(),
+            document_ids: docs_a.clone(),
+            excluded: None,
+        };
+        let scope_b = Scope {
+            profile_id: b.clone(),
+            document_ids: vec![doc_b.clone()],
+            excluded: None,
+        };
+        for seed in [7u64, 100, 1999, 31_337] {
+            let query = vector(seed, dim);
+            let fast = index.vector_search(&scope_a, &query, 10).await.unwrap();
+            let exact = index
+                .vector_search_exact(&scope_a, &query, 10)
+                .await
+                .unwrap();
+            let ids = |h: &[Hit]| h.iter().map(|h| h.chunk_id.clone()).collect::<Vec<_>>();
+            assert_eq!(ids(&fast), ids(&exact), "seed {seed}");
+            for (f, e) in fast.iter().zip(&exact) {
+                let (fs, es) = (f.vector_score.unwrap(), e.vector_score.unwrap());
+                assert!((fs - es).abs() < 1e-4, "seed {seed}: {fs} vs {es}");
+                assert_eq!(f.text, e.text);
+                assert_eq!(f.vector_rank, e.vector_rank);
+            }
+        }
+        // A hybrid search fuses the in-memory ranking before reading rows: the same result as
+        // fusing LanceDB's exact vector hits with the full-text hits.
+        index.refresh_text_index().await.unwrap();
+        for (seed, text) in [
+            (7u64, "passage number 7"),
+            (1500, "number 1500"),
+            (3, "nothing"),
+        ] {
+            let query = vector(seed, dim);
+            let hybrid = index
+                .hybrid_search(
+                    &scope_a,
+                    text,
+                    async { Ok::<_, IndexError>(query.clone()) },
+                    5,
+                )
+                .await
+                .unwrap();
+            let candidates = hybrid_candidates(5);
+            let want = fuse(
+                index
+                    .vector_search_exact(&scope_a, &query, candidates)
+                    .await
+                    .unwrap(),
+                index.text_search(&scope_a, text, candidates).await.unwrap(),
+                5,
+            );
+            assert_eq!(hybrid.len(), want.len(), "{text}");
+            for (h, w) in hybrid.iter().zip(&want) {
+                assert_eq!(
+                    (
+                        &h.chunk_id,
+                        &h.text,
+                        h.vector_rank,
+                        h.text_rank,
+                        h.page_start
+                    ),
+                    (
+                        &w.chunk_id,
+                        &w.text,
+                        w.vector_rank,
+                        w.text_rank,
+                        w.page_start
+                    ),
+                    "{text}"
+                );
+                assert!((h.score - w.score).abs() < 1e-6);
+            }
+        }
+        // The searches above ran in memory, on a's rows only.
+        let held = index.resident.lock().await.clone().unwrap();
+        assert_eq!((held.profile_id.as_str(), held.len()), (a.as_str(), 2000));
+        // Profile b's search replaces the copy and sees b only, though a holds the same vectors.
+        let hits = index
+            .vector_search(&scope_b, &vector(7, dim), 5)
+            .await
+            .unwrap();
+        assert_eq!(hits[0].chunk_id, format!("{doc_b}:7"));
+        assert!(hits.iter().all(|h| h.document_id == doc_b));
+        // A document left out of the scope, then deleted, then new rows: each write is seen.
+        let without_first = Scope {
+            excluded: Some(vec![docs_a[0].clone()]),
+            ..scope_a.clone()
+        };
+        let hits = index
+            .vector_search(&without_first, &vector(8, dim), 5)
+            .await
+            .unwrap();
+        assert!(hits.iter().all(|h| h.document_id != docs_a[0]));
+        index.delete_document(&a, &docs_a[1]).await.unwrap();
+        let hits = index
+            .vector_search(&scope_a, &vector(9, dim), 5)
+            .await
+            .unwrap();
+        assert!(!hits.is_empty());
+        assert!(
+            hits.iter().all(|h| h.document_id != docs_a[1]),
+            "deleted rows found"
+        );
+        index
+            .add(&[row(&a, &docs_a[2], 9000, vector(9000, dim))])
+            .await
+            .unwrap();
+        let hits = index
+            .vector_search(&scope_a, &vector(9000, dim), 1)
+            .await
+            .unwrap();
+        assert_eq!(hits[0].chunk_id, format!("{}:9000", docs_a[2]));
+    }
+
+    #[tokio::test]
+    async fn stale_row_ids_of_vectors_in_memory_fall_back_to_lancedb() {
+        use lancedb::table::CompactionOptions;
+        let tmp = tempfile::tempdir().unwrap();
+        let uri = tmp.path().join("lancedb").to_string_lossy().into_owned();
+        let dim = 16;
+        let index = ChunkIndex::open(&uri, dim).await.unwrap();
+        let a = uuid::Uuid::new_v4().to_string();
+        let docs: Vec<String> = (0..2).map(|_| uuid::Uuid::new_v4().to_string()).collect();
+        // Two writes, so two fragments, each with rows of both documents: deleting the first
+        // document leaves holes that compaction closes by renumbering.
+        for part in 0..2u64 {
+            let rows: Vec<ChunkRow> = (0..300u64)
+                .flat_map(|i| {
+                    let i = part * 300 + i;
+                    [0u64, 1].map(|d| {
+                        row(
+                            &a,
+                            &docs[d as usize],
+                            d * 1000 + i,
+                            vector(d * 1000 + i, dim),
+                        )
+                    })
+                })
+                .collect();
+            index.add(&rows).await.unwrap();
+        }
+        index.delete_document(&a, &docs[0]).await.unwrap();
+        let scope = Scope {
+            profile_id: a.clone(),
+            document_ids: docs.clone(),
+            excluded: None,
+        };
+        index
+            .vector_search(&scope, &vector(1005, dim), 3)
+            .await
+            .unwrap();
+        // Compaction renumbers the rows; pretend the copy in memory was read after it.
+        let held = index.resident.lock().await.take().unwrap();
+        let mut stale = Arc::try_unwrap(held).unwrap();
+        index
+            .table
+            .optimize(OptimizeAction::Compact {
+                options: CompactionOptions {
+                    target_rows_per_fragment: 100_000,
+                    ..Default::default()
+                },
+                remap_options: None,
+            })
+            .await
+            .unwrap();
+        stale.version = index.table.version().await.unwrap();
+        *index.resident.lock().await = Some(Arc::new(stale));
+        for (n, seed) in [1005u64, 1599, 1100].into_iter().enumerate() {
+            let hits = index
+                .vector_search(&scope, &vector(seed, dim), 3)
+                .await
+                .unwrap();
+            assert_eq!(
+                hits[0].chunk_id,
+                format!("{}:{seed}", docs[1]),
+                "seed {seed}"
+            );
+            assert!(hits.iter().all(|h| h.document_id == docs[1]));
+            // The first search found the row ids stale and dropped the copy; the next one
+            // read it again.
+            assert_eq!(index.resident.lock().await.is_none(), n == 0, "search {n}");
+        }
     }
 }

@@ -16,12 +16,16 @@
 //! dispatch; the default x86-64 target assumes only SSE2) and are written as branch-free
 //! loops that vectorise. Must not: tokenize, pool or normalise (the embedder does), or load
 //! anything but the safetensors weights it is given.
+//!
+//! Also here, because the development profile optimises this crate and not the core package:
+//! [`scan`], the exact nearest-neighbour scan the chunk index runs over vectors held in memory.
 
 use candle_core::{CpuStorage, CustomOp1, DType, InplaceOp1, InplaceOp2, Layout, Tensor};
 use candle_nn::VarBuilder;
 
 #[cfg(target_arch = "x86_64")]
 mod quant;
+pub mod scan;
 
 /// How the dense layers multiply.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
