@@ -9,9 +9,9 @@
 //! Both sides get ⌊√(2³¹⁻¹ / k)⌋ levels (2,364 for k = 384, 1,182 for k = 1,536), so no sum
 //! can overflow i32 whatever the input, and each value keeps 11–12 bits: far finer than int8,
 //! which is why no calibration data is needed and the embeddings stay within cosine 0.9999 of
-//! f32 (measured by the integration tests on real text). Must not: run without AVX2 (there is
-//! no such constructor; the encoder keeps f32 weights then) or add biases (the pass that
-//! follows each product does).
+//! f32 (measured by the integration tests on real text). Must not: run without AVX2 + FMA
+//! (`QuantDense::new` returns `None` there and the encoder keeps f32 weights) or add biases
+//! (the pass that follows each product does).
 
 use candle_core::{CpuStorage, CustomOp1, Layout};
 use core::arch::x86_64::{__m256, __m256i};
