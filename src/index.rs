@@ -612,12 +612,13 @@ impl ChunkIndex {
             && r.profile_id == profile
             && r.version == version
         {
-            return Ok(Some(r.clone()));
+            return Ok((!r.is_too_large()).then(|| r.clone()));
         }
         // Free the old copy before reading the new one.
         *slot = None;
         let filter = format!("profile_id = '{profile}'");
         if self.table.count_rows(Some(filter.clone())).await? > resident::MAX_ROWS {
+            *slot = Some(Arc::new(Resident::too_large(profile, version)));
             return Ok(None);
         }
         let batches: Vec<RecordBatch> = self

@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock};
 
 use policypal::config::{DataDir, EmbedderSettings, Settings};
-use policypal::embed::minilm::MiniLm;
+use policypal::embed::minilm::{Arithmetic, MiniLm};
 use policypal::store::{DocType, Profile};
 use policypal::{Flow, IngestReport, IngestRequest, Library, Progress};
 
@@ -16,31 +16,24 @@ pub fn model_dir() -> PathBuf {
         .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("models/all-MiniLM-L6-v2"))
 }
 
-/// The real all-MiniLM-L6-v2, loaded once per test binary.
+/// The real all-MiniLM-L6-v2, loaded once per test binary (default arithmetic).
 pub fn model() -> Arc<MiniLm> {
     static MODEL: OnceLock<Arc<MiniLm>> = OnceLock::new();
-    MODEL
-        .get_or_init(|| {
-            Arc::new(MiniLm::load(&model_dir()).unwrap_or_else(|e| {
-                panic!("the tests need the real model; run scripts/test.sh to fetch it: {e}")
-            }))
-        })
-        .clone()
+    MODEL.get_or_init(|| load(Arithmetic::Integer)).clone()
 }
 
 /// The same model with f32 dense layers (the reference arithmetic), loaded once.
 pub fn float_model() -> Arc<MiniLm> {
-    use policypal::embed::minilm::Arithmetic;
     static MODEL: OnceLock<Arc<MiniLm>> = OnceLock::new();
-    MODEL
-        .get_or_init(|| {
-            Arc::new(
-                MiniLm::load_with(&model_dir(), Arithmetic::Float).unwrap_or_else(|e| {
-                    panic!("the tests need the real model; run scripts/test.sh to fetch it: {e}")
-                }),
-            )
-        })
-        .clone()
+    MODEL.get_or_init(|| load(Arithmetic::Float)).clone()
+}
+
+fn load(arithmetic: Arithmetic) -> Arc<MiniLm> {
+    Arc::new(
+        MiniLm::load_with(&model_dir(), arithmetic).unwrap_or_else(|e| {
+            panic!("the tests need the real model; run scripts/test.sh to fetch it: {e}")
+        }),
+    )
 }
 
 /// A fixture PDF.

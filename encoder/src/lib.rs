@@ -653,6 +653,12 @@ fn sum_of_squares(v: &[f32]) -> f32 {
     acc.iter().sum::<f32>() + rest.iter().map(|x| x * x).sum::<f32>()
 }
 
+/// Adding 1.5·2^23 to a float of magnitude below 2^22 rounds it to the nearest integer, which
+/// then sits in the low bits of the sum (every float in [2^23, 2^24) is one unit apart): a
+/// float-to-int conversion without the conversion (used by [`exp`] for 2^n and by the
+/// quantisation of activations).
+pub(crate) const ROUND: f32 = 12_582_912.0;
+
 /// e^x in f32 without branches or library calls (so loops over it vectorise): x = n·ln 2 + r
 /// with |r| ≤ ln 2 / 2, e^r by its degree-6 Taylor polynomial (relative error < 1.3e-7), 2^n
 /// built in the exponent bits. Inputs are clamped to the normal range of f32.
@@ -660,10 +666,6 @@ fn sum_of_squares(v: &[f32]) -> f32 {
 fn exp(x: f32) -> f32 {
     const LN2_HI: f32 = 0.693_145_75;
     const LN2_LO: f32 = 1.428_606_8e-6;
-    // Adding 1.5·2^23 rounds to the nearest integer n, which then sits in the low bits of the
-    // sum (every float in [2^23, 2^24) is one unit apart), so 2^n needs no float-to-int
-    // conversion.
-    const ROUND: f32 = 12_582_912.0;
     let x = x.clamp(-87.0, 88.0);
     let shifted = x * std::f32::consts::LOG2_E + ROUND;
     let n = shifted - ROUND;

@@ -13,6 +13,7 @@
 //! (`QuantDense::new` returns `None` there and the encoder keeps f32 weights) or add biases
 //! (the pass that follows each product does).
 
+use crate::ROUND;
 use candle_core::{CpuStorage, CustomOp1, Layout};
 use core::arch::x86_64::{__m256, __m256i};
 use pulp::x86::V3;
@@ -25,8 +26,6 @@ const NR: usize = 16;
 /// Row panels handed to one task: the task's activations (≤ 150 KB) stay in L2 while every
 /// weight panel streams past them.
 const PANELS_PER_TASK: usize = 8;
-/// Adding 1.5·2^23 rounds to the nearest integer, which then sits in the low bits of the sum.
-const ROUND: f32 = 12_582_912.0;
 
 /// A dense layer's weights, quantised and packed for [`QuantDense::forward`].
 pub(crate) struct QuantDense {

@@ -45,11 +45,6 @@ impl QuantisedVectors {
         self.scales.is_empty()
     }
 
-    /// Bytes held (for memory accounting).
-    pub fn bytes(&self) -> usize {
-        self.values.len() * 2 + self.scales.len() * 4
-    }
-
     /// Appends a vector; one of the wrong length is stored as zeros (it then scores 0 against
     /// every query) so that row numbers stay aligned with the caller's.
     pub fn push(&mut self, vector: &[f32]) {

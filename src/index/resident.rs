@@ -34,6 +34,9 @@ pub struct Resident {
     /// Distinct document ids.
     documents: Vec<String>,
     vectors: QuantisedVectors,
+    /// The profile had more than [`MAX_ROWS`] rows at `version`: nothing is held, and LanceDB
+    /// searches it (remembered so that each search does not count the rows again).
+    too_large: bool,
 }
 
 impl Resident {
@@ -54,6 +57,7 @@ impl Resident {
             document_of: Vec::with_capacity(rows),
             documents: Vec::new(),
             vectors: QuantisedVectors::new(dimension),
+            too_large: false,
         };
         let mut document_index = std::collections::HashMap::<String, u32>::new();
         for b in batches {
@@ -85,6 +89,25 @@ impl Resident {
             }
         }
         Ok(out)
+    }
+
+    /// The marker of a profile too large to hold at `version`.
+    pub fn too_large(profile_id: &str, version: u64) -> Self {
+        Self {
+            profile_id: profile_id.to_owned(),
+            version,
+            row_ids: Vec::new(),
+            chunk_ids: Vec::new(),
+            document_of: Vec::new(),
+            documents: Vec::new(),
+            vectors: QuantisedVectors::default(),
+            too_large: true,
+        }
+    }
+
+    /// Whether this is the marker of a profile too large to hold.
+    pub fn is_too_large(&self) -> bool {
+        self.too_large
     }
 
     /// Rows held.
