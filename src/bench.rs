@@ -1,4 +1,5 @@
-//! Benchmarks: ingestion throughput per stage and hybrid-search latency by library size.
+//! Benchmarks: ingestion throughput per stage, the encoder's quality against f32, and
+//! hybrid-search latency by library size.
 //!
 //! Owns: measuring the real pipeline (real PDFs, the real model, real SQLite and LanceDB in a
 //! throw-away data directory) and returning the numbers as plain data; the CLI prints them as
@@ -206,6 +207,116 @@ pub async fn ingest(
         files: out,
         peak_rss_mb: peak_rss_mb(),
         threads: std::thread::available_parallelism().map_or(1, |n| n.get()),
+    })
+}
+
+/// Result of `bench quality`: the default arithmetic's embeddings against the f32
+/// reference over the real chunks of the given files.
+#[derive(Debug, Serialize)]
+pub struct QualityBench {
+    /// Arithmetic measured (`float` when the CPU has no AVX2, which makes the comparison void).
+    pub arithmetic: &'static str,
+    /// Chunks compared.
+    pub chunks: usize,
+    /// Lowest cosine between a chunk's two embeddings.
+    pub worst_cosine: f64,
+    /// First percentile of those cosines.
+    pub p1_cosine: f64,
+    /// Median of those cosines.
+    pub median_cosine: f64,
+    /// Mean share of each chunk's 10 nearest chunks that both arithmetics agree on.
+    pub top10_overlap: f64,
+    /// Chunks whose nearest other chunk is the same under both.
+    pub same_nearest: usize,
+    /// Largest score gap, under f32, between the f32 nearest chunk and the one the measured
+    /// arithmetic picked instead (0 when they all agree): how close the disagreements are.
+    pub worst_nearest_gap: f64,
+    /// Seconds embedding with the measured arithmetic and with f32.
+    pub embed_s: [f64; 2],
+}
+
+/// Embeds the chunks of `files` with `arithmetic` and with f32 and compares them.
+pub async fn quality(
+    model_dir: &Path,
+    files: &[PathBuf],
+    arithmetic: Arithmetic,
+) -> Result<QualityBench, Error> {
+    let mut texts = Vec::new();
+    for path in files {
+        let bytes = std::fs::read(path).map_err(|source| Error::File {
+            path: path.clone(),
+            source,
+        })?;
+        let prepared = crate::ingest::prepare(
+            Arc::new(bytes),
+            &crate::config::Limits::default(),
+            crate::config::ChunkSettings::default(),
+        )
+        .await?;
+        texts.extend(prepared.chunks.into_iter().map(|c| c.text));
+    }
+    let (measured, _) = load_model(model_dir, arithmetic).await?;
+    let (float, _) = load_model(model_dir, Arithmetic::Float).await?;
+    let mut vectors = Vec::new();
+    let mut embed_s = [0.0; 2];
+    for (model, seconds) in [measured.clone(), float].into_iter().zip(&mut embed_s) {
+        let texts = texts.clone();
+        let started = Instant::now();
+        let embedded = tokio::task::spawn_blocking(move || model.embed_blocking(&texts))
+            .await
+            .map_err(|e| Error::Internal(e.to_string()))??;
+        *seconds = round(started.elapsed().as_secs_f64());
+        vectors.push(embedded.vectors);
+    }
+    let (a, b) = (&vectors[0], &vectors[1]);
+    let dot =
+        |x: &[f32], y: &[f32]| -> f64 { x.iter().zip(y).map(|(p, q)| f64::from(p * q)).sum() };
+    let mut cosines: Vec<f64> = a.iter().zip(b).map(|(x, y)| dot(x, y)).collect();
+    cosines.sort_by(f64::total_cmp);
+    let at = |q: f64| {
+        cosines
+            .get(((cosines.len() as f64 - 1.0) * q) as usize)
+            .copied()
+            .unwrap_or(0.0)
+    };
+    // Neighbours of each chunk among the others, best first.
+    let neighbours = |v: &[Vec<f32>], i: usize| -> Vec<(usize, f64)> {
+        let mut n: Vec<(usize, f64)> = v
+            .iter()
+            .enumerate()
+            .filter(|(j, _)| *j != i)
+            .map(|(j, y)| (j, dot(&v[i], y)))
+            .collect();
+        n.sort_by(|x, y| y.1.total_cmp(&x.1));
+        n.truncate(10);
+        n
+    };
+    let (mut overlap, mut same_nearest, mut worst_gap) = (0.0, 0, 0.0f64);
+    for i in 0..a.len() {
+        let (na, nb) = (neighbours(a, i), neighbours(b, i));
+        let shared = na
+            .iter()
+            .filter(|(j, _)| nb.iter().any(|(k, _)| k == j))
+            .count();
+        overlap += shared as f64 / na.len().max(1) as f64;
+        match (na.first(), nb.first()) {
+            (Some(&(ja, _)), Some(&(jb, best))) if ja != jb => {
+                worst_gap = worst_gap.max(best - dot(&b[i], &b[ja]));
+            }
+            (Some(_), Some(_)) => same_nearest += 1,
+            _ => {}
+        }
+    }
+    Ok(QualityBench {
+        arithmetic: arithmetic_name(measured.arithmetic()),
+        chunks: a.len(),
+        worst_cosine: cosines.first().copied().unwrap_or(0.0),
+        p1_cosine: at(0.01),
+        median_cosine: at(0.5),
+        top10_overlap: round(rate(overlap, a.len() as f64)),
+        same_nearest,
+        worst_nearest_gap: worst_gap,
+        embed_s,
     })
 }
 

@@ -400,6 +400,16 @@ pub enum BenchCmd {
         #[arg(long, value_enum, default_value_t = ArithmeticArg::Integer)]
         arithmetic: ArithmeticArg,
     },
+    /// Embed the chunks of files with the chosen arithmetic and with f32 and compare them:
+    /// cosines, and how often each chunk's nearest neighbours agree.
+    Quality {
+        /// PDF files.
+        #[arg(required = true)]
+        files: Vec<PathBuf>,
+        /// Arithmetic measured against f32.
+        #[arg(long, value_enum, default_value_t = ArithmeticArg::Integer)]
+        arithmetic: ArithmeticArg,
+    },
     /// Search latency at several library sizes, built from the chunks of a real PDF.
     Search {
         /// Library sizes in chunks.
@@ -952,6 +962,9 @@ async fn run_bench(dir: &DataDir, cmd: &BenchCmd) -> Result<(), Error> {
     match cmd {
         BenchCmd::Ingest { files, arithmetic } => {
             print_json(&bench::ingest(&model_dir, files, (*arithmetic).into()).await?)
+        }
+        BenchCmd::Quality { files, arithmetic } => {
+            print_json(&bench::quality(&model_dir, files, (*arithmetic).into()).await?)
         }
         BenchCmd::Search {
             chunks,
