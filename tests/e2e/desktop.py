@@ -196,8 +196,7 @@ def main():
         assert pill.startswith("doc:"), pill
         s.type(".tiptap", " What minimum total capital ratio must a licensed bank maintain?")
         s.type(".tiptap", "\ue007")  # Enter sends
-        s.wait("return document.querySelector('.answer button.cite') !== null", "an answer with a citation marker")
-        answer = s.js("return document.querySelector('.answer').innerText")
+        answer = s.wait("const a = document.querySelector('.answer'); return a && a.querySelector('button.cite') && a.innerText", "an answer with a citation marker")
         assert "8" in answer, answer
         s.click(".answer button.cite")
         panel = s.wait("const a = document.querySelector('aside[aria-label=Sources]'); return a && a.innerText.includes('page') && a.innerText", "the sources panel")
@@ -221,11 +220,15 @@ def main():
         s.click(".tiptap")
         s.type(".tiptap", "Which markup must staff never open in an attachment?")
         s.type(".tiptap", "\ue007")
-        s.wait("const a = document.querySelector('.answer'); return a !== null && a.innerText.includes('onerror')", "the markup answer")
-        last = s.js("const a = [...document.querySelectorAll('.answer')].pop(); return {text: a.innerText, imgs: a.querySelectorAll('img,script').length}")
+        # Found and read in one script: the answer is rendered again when its stream ends, so a
+        # second call after the wait could find no answer at all (a flaky failure once).
+        markup = "const a = [...document.querySelectorAll('.answer')].pop(); return a && a.innerText.includes('onerror') && {text: a.innerText, imgs: a.querySelectorAll('img,script').length}"
+        last = s.wait(markup, "the markup answer")
         assert last["imgs"] == 0, last
         assert "<img src=x onerror=alert(1)>" in last["text"], last
         time.sleep(0.5)
+        settled = s.wait(markup, "the markup answer, settled")
+        assert settled["imgs"] == 0, settled
         assert s.js("return window.__alerted") is False, "markup from a PDF ran a script"
         s.shot("markup-as-text")
 
@@ -243,14 +246,15 @@ def main():
         s.type(".tiptap", "\ue007")
         panel = s.wait("const p = document.querySelector('[data-testid=audit-panel]'); return p && p.innerText", "the audit report", timeout=120)
         assert "Major violations" in panel and "High" in panel, panel
-        bubble = s.js("return [...document.querySelectorAll('button')].map(b => b.innerText).join('|')")
+        bubble = s.wait("const b = [...document.querySelectorAll('button')].map(b => b.innerText).join('|'); return b.includes('Export audit') && b", "the audit's export buttons")
         assert "Export audit (Markdown)" in bubble, bubble
         s.shot("audit")
 
         # Both conversations are listed in the Chats tab, and the first reopens from history.
         side = "document.querySelector('aside[aria-label=\"Library and conversations\"]')"
         s.wait(f"const t = {side}.innerText; return t.includes('What minimum total capital') && t.includes('Which markup')", "both conversations in the Chats tab")
-        s.js(f"[...{side}.querySelectorAll('li button')].find(b => b.innerText.includes('What minimum total capital')).click()")
+        # Looked up and clicked in one script, as the list may be rendered again in between.
+        s.wait(f"const b = [...{side}.querySelectorAll('li button')].find(b => b.innerText.includes('What minimum total capital')); if (b) b.click(); return !!b", "the first conversation's entry")
         s.wait("const a = document.querySelector('.answer'); return a !== null && a.querySelector('button.cite') !== null && document.querySelector('main h1').innerText.includes('minimum')", "the reopened conversation")
         # Settings: the profile, the answering mode, the keychain, the data directory.
         s.click('button[aria-label="Settings"]')
