@@ -78,13 +78,6 @@ pub struct IngestBench {
     pub threads: usize,
 }
 
-fn arithmetic_name(a: Arithmetic) -> &'static str {
-    match a {
-        Arithmetic::Integer => "integer",
-        Arithmetic::Float => "float",
-    }
-}
-
 fn rate(n: f64, s: f64) -> f64 {
     if s > 0.0 { n / s } else { 0.0 }
 }
@@ -155,7 +148,7 @@ pub async fn ingest(
     arithmetic: Arithmetic,
 ) -> Result<IngestBench, Error> {
     let (model, model_load_s) = load_model(model_dir, arithmetic).await?;
-    let arithmetic = arithmetic_name(model.arithmetic());
+    let arithmetic = model.arithmetic().name();
     let (_tmp, lib) = temp_library(model, model_dir).await?;
     let profile = lib.ensure_profile("bench").await?;
     let mut out = Vec::new();
@@ -308,7 +301,7 @@ pub async fn quality(
         }
     }
     Ok(QualityBench {
-        arithmetic: arithmetic_name(measured.arithmetic()),
+        arithmetic: measured.arithmetic().name(),
         chunks: a.len(),
         worst_cosine: cosines.first().copied().unwrap_or(0.0),
         p1_cosine: at(0.01),

@@ -972,6 +972,14 @@ mod tests {
     use super::*;
 
     /// A deterministic unit vector per seed (no model needed to test the index itself).
+    /// An empty index in a temporary directory (kept alive by the returned guard).
+    async fn temp_index(dim: usize) -> (tempfile::TempDir, ChunkIndex) {
+        let tmp = tempfile::tempdir().unwrap();
+        let uri = tmp.path().join("lancedb").to_string_lossy().into_owned();
+        let index = ChunkIndex::open(&uri, dim).await.unwrap();
+        (tmp, index)
+    }
+
     fn vector(seed: u64, dim: usize) -> Vec<f32> {
         let mut x = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
         let mut v: Vec<f32> = (0..dim)
@@ -1007,13 +1015,9 @@ mod tests {
 
     #[tokio::test]
     async fn past_the_threshold_vectors_get_an_ann_index_that_keeps_scope_and_exact_matches() {
-        let tmp = tempfile::tempdir().unwrap();
-        let uri = tmp.path().join("lancedb").to_string_lossy().into_owned();
         let dim = 64;
-        let index = ChunkIndex::open(&uri, dim)
-            .await
-            .unwrap()
-            .with_ann_min_rows(1000);
+        let (_tmp, index) = temp_index(dim).await;
+        let index = index.with_ann_min_rows(1000);
         let (a, b) = (
             uuid::Uuid::new_v4().to_string(),
             uuid::Uuid::new_v4().to_string(),
@@ -1096,10 +1100,8 @@ mod tests {
 
     #[tokio::test]
     async fn vectors_in_memory_match_lances_exact_scan_follow_writes_and_keep_profiles_apart() {
-        let tmp = tempfile::tempdir().unwrap();
-        let uri = tmp.path().join("lancedb").to_string_lossy().into_owned();
         let dim = 48;
-        let index = ChunkIndex::open(&uri, dim).await.unwrap();
+        let (_tmp, index) = temp_index(dim).await;
         let id = || uuid::Uuid::new_v4().to_string();
         let (a, b) = (id(), id());
         let docs_a: Vec<String> = (0..4).map(|_| id()).collect();
@@ -1229,10 +1231,8 @@ mod tests {
     #[tokio::test]
     async fn stale_row_ids_of_vectors_in_memory_fall_back_to_lancedb() {
         use lancedb::table::CompactionOptions;
-        let tmp = tempfile::tempdir().unwrap();
-        let uri = tmp.path().join("lancedb").to_string_lossy().into_owned();
         let dim = 16;
-        let index = ChunkIndex::open(&uri, dim).await.unwrap();
+        let (_tmp, index) = temp_index(dim).await;
         let a = uuid::Uuid::new_v4().to_string();
         let docs: Vec<String> = (0..2).map(|_| uuid::Uuid::new_v4().to_string()).collect();
         // Two writes, so two fragments, each with rows of both documents: deleting the first

@@ -287,11 +287,7 @@ async fn integer_arithmetic_embeds_real_chunks_like_f32() {
         .await
         .unwrap();
     eprintln!("integer vs float: {q:?}");
-    let name = match expected {
-        Arithmetic::Integer => "integer",
-        Arithmetic::Float => "float",
-    };
-    assert_eq!(q.arithmetic, name);
+    assert_eq!(q.arithmetic, expected.name());
     assert!(q.chunks >= 10, "{} chunks", q.chunks);
     // The bar for quantised weights is 0.99; ours keeps 11-12 bits a side.
     assert!(q.worst_cosine > 0.9999, "{q:?}");

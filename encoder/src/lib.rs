@@ -39,6 +39,16 @@ pub enum Arithmetic {
     Integer,
 }
 
+impl Arithmetic {
+    /// The name benchmarks print: `float` or `integer`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Float => "float",
+            Self::Integer => "integer",
+        }
+    }
+}
+
 /// A dense layer's weights (no bias) in the arithmetic chosen at load.
 enum Dense {
     /// Transposed (`[in, out]`) for candle's matrix product.
