@@ -7,15 +7,17 @@
 //! arithmetic as the reference BERT, arranged for a 2-core CPU. The dense layers are 16-bit
 //! integer products on AVX2 ([`Arithmetic::Integer`], module `quant`, the default) or
 //! candle's f32 matrix products (gemm, both cores; the reference, and the fallback on CPUs
-//! without AVX2), with no bias in either; every
-//! element-wise step is one in-place pass of ours that follows a product: the query/key/value
-//! biases with the query scaling, the feed-forward bias with the exact (erf-based) GELU, and
-//! bias + residual + layer norm. The attention runs one sequence per core (ndarray's
-//! matrixmultiply for its small products, the scores of one head kept in cache, padding
-//! skipped). The passes are compiled for AVX2 + FMA when the CPU has them (pulp's runtime
-//! dispatch; the default x86-64 target assumes only SSE2) and are written as branch-free
-//! loops that vectorise. Must not: tokenize, pool or normalise (the embedder does), or load
-//! anything but the safetensors weights it is given.
+//! without AVX2), with no bias in either. Every element-wise step is ours and follows a
+//! product: the query/key/value biases with the query scaling, the feed-forward bias with the
+//! exact (erf-based) GELU, and bias + residual + layer norm. In integer arithmetic each task
+//! of a product runs them on its own rows and quantises the result for the next product while
+//! the rows are in its cache, on buffers reused from layer to layer and batch to batch
+//! ([`Encoder::forward_integer`]); in f32 they are in-place passes over candle tensors. The
+//! attention runs one sequence per core with f32 tiles of our own (module `attention`; six
+//! query rows at a time, padding skipped). The passes are compiled for AVX2 + FMA when the
+//! CPU has them (pulp's runtime dispatch; the default x86-64 target assumes only SSE2) and
+//! are written as branch-free loops that vectorise. Must not: tokenize, pool or normalise
+//! (the embedder does), or load anything but the safetensors weights it is given.
 //!
 //! Also here, because the development profile optimises this crate and not the core package:
 //! [`scan`], the exact nearest-neighbour scan the chunk index runs over vectors held in memory.
@@ -23,6 +25,7 @@
 use candle_core::{CpuStorage, CustomOp1, DType, InplaceOp1, InplaceOp2, Layout, Tensor};
 use candle_nn::VarBuilder;
 
+mod attention;
 #[cfg(target_arch = "x86_64")]
 mod quant;
 pub mod scan;
@@ -72,11 +75,22 @@ impl Dense {
         Ok(Self::Float(weight.t()?))
     }
 
+    /// The f32 product (integer layers run in [`Encoder::forward_integer`] instead).
     fn forward(&self, x: &Tensor) -> candle_core::Result<Tensor> {
         match self {
             Self::Float(w) => x.matmul(w),
             #[cfg(target_arch = "x86_64")]
-            Self::Integer(q) => x.apply_op1_no_bwd(q),
+            Self::Integer(_) => Err(candle_core::Error::Msg(
+                "an integer layer in the f32 forward pass".to_owned(),
+            )),
+        }
+    }
+
+    #[cfg(target_arch = "x86_64")]
+    fn integer(&self) -> Option<&quant::QuantDense> {
+        match self {
+            Self::Integer(q) => Some(q),
+            Self::Float(_) => None,
         }
     }
 
@@ -200,6 +214,23 @@ pub struct Encoder {
     norm: Norm,
     layers: Vec<Layer>,
     shape: Shape,
+    /// Buffers of [`Encoder::forward_integer`] between calls, one per concurrent call.
+    #[cfg(target_arch = "x86_64")]
+    workspaces: std::sync::Mutex<Vec<Workspace>>,
+}
+
+/// The buffers of one integer forward pass, kept so that the next pass reuses their memory
+/// (fresh pages would be zeroed by the kernel and faulted in, batch after batch).
+#[cfg(target_arch = "x86_64")]
+#[derive(Default)]
+struct Workspace {
+    qkv: Vec<f32>,
+    context: Vec<f32>,
+    product: Vec<f32>,
+    up: Vec<f32>,
+    ax: quant::Acts,
+    a_context: quant::Acts,
+    a_up: quant::Acts,
 }
 
 impl Encoder {
@@ -244,6 +275,8 @@ impl Encoder {
             norm,
             layers,
             shape,
+            #[cfg(target_arch = "x86_64")]
+            workspaces: std::sync::Mutex::new(Vec::new()),
         })
     }
 
@@ -284,6 +317,12 @@ impl Encoder {
             .chunks(len.max(1))
             .map(|m| m.iter().rposition(|&b| b == 0.0).map_or(0, |i| i + 1))
             .collect();
+        #[cfg(target_arch = "x86_64")]
+        if self.arithmetic() == Arithmetic::Integer {
+            let x = x.flatten_all()?.to_vec1::<f32>()?;
+            let x = self.forward_integer(x, &padding, &lengths)?;
+            return Tensor::from_vec(x, (rows, len, h), ids.device());
+        }
         for layer in &self.layers {
             let qkv = layer.qkv.forward(&x)?;
             qkv.inplace_op1(&QkvBias {
@@ -323,6 +362,163 @@ impl Encoder {
         }
         x.reshape((rows, len, h))
     }
+
+    /// The transformer layers in integer arithmetic, on buffers of ours rather than candle
+    /// tensors: each product's task finishes its rows with the pass that follows (biases,
+    /// GELU, residual and layer norm) and quantises them for the next product while they are
+    /// in its cache, and the buffers serve every layer, so nothing is allocated, zeroed or
+    /// read again between products. `x` is the embeddings' output, `[rows·len, hidden]`; so is
+    /// the result.
+    #[cfg(target_arch = "x86_64")]
+    fn forward_integer(
+        &self,
+        mut x: Vec<f32>,
+        padding: &[f32],
+        lengths: &[usize],
+    ) -> candle_core::Result<Vec<f32>> {
+        use quant::TASK_ROWS;
+        use rayon::prelude::*;
+        let s = &self.shape;
+        let (h, heads, eps) = (
+            s.hidden_size,
+            s.num_attention_heads,
+            s.layer_norm_eps as f32,
+        );
+        let m = x.len() / h.max(1);
+        let scale = query_scale(h, heads);
+        let mismatch = || candle_core::Error::Msg("integer forward: not an integer layer".into());
+        let mut workspace = self
+            .workspaces
+            .lock()
+            .ok()
+            .and_then(|mut pool| pool.pop())
+            .unwrap_or_default();
+        let Workspace {
+            qkv,
+            context,
+            product,
+            up,
+            ax,
+            a_context,
+            a_up,
+        } = &mut workspace;
+        // Every element is overwritten before it is read: resizing only zeroes growth.
+        qkv.resize(m * 3 * h, 0.0);
+        context.resize(m * h, 0.0);
+        product.resize(m * h, 0.0);
+        up.resize(m * s.intermediate_size, 0.0);
+        let first = self
+            .layers
+            .first()
+            .and_then(|l| l.qkv.integer())
+            .ok_or_else(mismatch)?;
+        first.quantise(ax, &x);
+        for (i, layer) in self.layers.iter().enumerate() {
+            let (Some(wqkv), Some(wout), Some(wup), Some(wdown)) = (
+                layer.qkv.integer(),
+                layer.out.integer(),
+                layer.up.integer(),
+                layer.down.integer(),
+            ) else {
+                return Err(mismatch());
+            };
+            let next = self.layers.get(i + 1).and_then(|l| l.qkv.integer());
+            let bias = &layer.qkv_bias;
+            wqkv.product(
+                ax,
+                qkv,
+                rayon::iter::repeat_n((), usize::MAX),
+                |rows, ()| {
+                    rows_here(rows, 3 * h, |row| qkv_bias_row(row, bias, h, scale));
+                },
+            );
+            attend(qkv, padding, lengths, heads, context);
+            wout.quantise(a_context, context);
+            // x ← LayerNorm(product + bias + x), quantised for the feed-forward layer.
+            wup.shape(ax, m);
+            let (out_bias, norm1) = (&layer.out_bias, &layer.norm1);
+            wout.product(
+                a_context,
+                product,
+                x.par_chunks_mut(h * TASK_ROWS).zip(wup.tasks(ax)),
+                |rows, (x, task)| {
+                    rows_and_residual(rows, x, h, |row, res| {
+                        residual_norm_row(row, res, out_bias, norm1, eps);
+                        res.copy_from_slice(row);
+                    });
+                    wup.quantise_task(task, x);
+                },
+            );
+            // GELU(x·W + bias), quantised for the second feed-forward product.
+            wdown.shape(a_up, m);
+            let up_bias = &layer.up_bias;
+            wup.product(ax, up, wdown.tasks(a_up), |rows, task| {
+                rows_here(rows, s.intermediate_size, |row| gelu_row(row, up_bias));
+                wdown.quantise_task(task, rows);
+            });
+            // x ← LayerNorm(product + bias + x), quantised for the next layer if any.
+            let down_bias = &layer.down_bias;
+            let norm = &layer.norm2;
+            let finish = |rows: &mut [f32], x: &mut [f32]| {
+                rows_and_residual(rows, x, h, |row, res| {
+                    residual_norm_row(row, res, down_bias, norm, eps);
+                    res.copy_from_slice(row);
+                });
+            };
+            match next {
+                Some(next) => {
+                    next.shape(ax, m);
+                    wdown.product(
+                        a_up,
+                        product,
+                        x.par_chunks_mut(h * TASK_ROWS).zip(next.tasks(ax)),
+                        |rows, (x, task)| {
+                            finish(rows, x);
+                            next.quantise_task(task, x);
+                        },
+                    );
+                }
+                None => wdown.product(a_up, product, x.par_chunks_mut(h * TASK_ROWS), finish),
+            }
+        }
+        if let Ok(mut pool) = self.workspaces.lock() {
+            pool.push(workspace);
+        }
+        Ok(x)
+    }
+}
+
+/// Applies `f` to every `width`-long row of `rows` on this thread, compiled by [`simd`].
+#[inline(always)]
+fn rows_here(rows: &mut [f32], width: usize, f: impl Fn(&mut [f32])) {
+    simd(
+        #[inline(always)]
+        || {
+            for row in rows.chunks_mut(width.max(1)) {
+                f(row);
+            }
+        },
+    )
+}
+
+/// Applies `f` to every `width`-long row of `rows` with the same row of `residual`, on this
+/// thread, compiled by [`simd`].
+#[inline(always)]
+fn rows_and_residual(
+    rows: &mut [f32],
+    residual: &mut [f32],
+    width: usize,
+    f: impl Fn(&mut [f32], &mut [f32]),
+) {
+    simd(
+        #[inline(always)]
+        || {
+            let width = width.max(1);
+            for (row, res) in rows.chunks_mut(width).zip(residual.chunks_mut(width)) {
+                f(row, res);
+            }
+        },
+    )
 }
 
 /// Rows handed to one task of the element-wise passes: enough work to amortise the task.
@@ -399,32 +595,38 @@ impl InplaceOp1 for QkvBias<'_> {
         let values = data_mut(storage, layout, self.name())?;
         let width = self.bias.len().max(1);
         let hidden = width / 3;
-        let scale = 1.0 / ((hidden / self.heads.max(1)).max(1) as f32).sqrt();
+        let scale = query_scale(hidden, self.heads);
         rows_in_place(
             values,
             width,
             #[inline(always)]
-            |row| {
-                for (x, b) in row.iter_mut().zip(self.bias) {
-                    *x += b;
-                }
-                for x in row.iter_mut().take(hidden) {
-                    *x *= scale;
-                }
-            },
+            |row| qkv_bias_row(row, self.bias, hidden, scale),
         );
         Ok(())
     }
 }
 
+/// 1/√head, the scale of the queries.
+fn query_scale(hidden: usize, heads: usize) -> f32 {
+    1.0 / ((hidden / heads.max(1)).max(1) as f32).sqrt()
+}
+
+/// One row of projections: biases added, queries (the first `hidden`) scaled.
+#[inline(always)]
+fn qkv_bias_row(row: &mut [f32], bias: &[f32], hidden: usize, scale: f32) {
+    for (x, b) in row.iter_mut().zip(bias) {
+        *x += b;
+    }
+    for x in row.iter_mut().take(hidden) {
+        *x *= scale;
+    }
+}
+
 /// Multi-head self-attention from the biased projections `[rows·len, 3·hidden]` (queries
 /// scaled) to the context `[rows·len, hidden]`, token-major as the next matrix product wants
-/// it. One task per sequence: for each head, the scores of its real tokens (`lengths`; the
-/// padding after them is skipped, its context rows stay zero), their softmax with the padding
-/// bias (`padding`, `[rows, len]`), and their product with the values, all while the
-/// sequence's scores are in the core's cache. The products are ndarray's (matrixmultiply,
-/// one thread per task): with two cores, one sequence per core beats splitting each small
-/// product across both.
+/// it: one sequence per core ([`attention::sequence`]), its padding after the last real token
+/// (`lengths`) skipped, its context rows there left zero. The padding bias (`padding`,
+/// `[rows, len]`) is applied only to a sequence with padding among its real tokens.
 struct Attention<'a> {
     padding: &'a [f32],
     lengths: &'a [usize],
@@ -442,70 +644,21 @@ impl CustomOp1 for Attention<'_> {
         storage: &CpuStorage,
         layout: &Layout,
     ) -> candle_core::Result<(CpuStorage, candle_core::Shape)> {
-        use ndarray::{
-            Array2, ArrayView2, ArrayViewMut2, Axis, ShapeBuilder, Slice, linalg::general_mat_mul,
-        };
-        use rayon::prelude::*;
         let name = self.name();
         let src = data(storage, layout, name)?;
         let (len, heads, rows) = (self.len.max(1), self.heads.max(1), self.lengths.len());
         let width = src.len() / (rows * len).max(1);
         let hidden = width / 3;
         let head = hidden / heads;
-        if src.len() != rows * len * width || head * heads * 3 != width || head == 0 {
+        if src.len() != rows * len * width
+            || head * heads * 3 != width
+            || head == 0
+            || self.padding.len() != rows * len
+        {
             return Err(candle_core::Error::Msg(format!("{name}: shape mismatch")));
         }
-        let shape_error = |e: ndarray::ShapeError| candle_core::Error::Msg(format!("{name}: {e}"));
         let mut out = vec![0f32; rows * len * hidden];
-        out.par_chunks_mut(len * hidden)
-            .zip(src.par_chunks(len * width))
-            .zip(self.lengths.par_iter().zip(self.padding.par_chunks(len)))
-            .try_for_each(|((out, src), (&n, mask))| {
-                if n == 0 {
-                    return Ok(());
-                }
-                let mask = mask.get(..n).unwrap_or_default();
-                let mut out = ArrayViewMut2::from_shape(
-                    (n, hidden),
-                    out.get_mut(..n * hidden).unwrap_or_default(),
-                )
-                .map_err(shape_error)?;
-                let mut scores = Array2::<f32>::zeros((n, n));
-                let part = |offset: usize| {
-                    ArrayView2::from_shape(
-                        (n, head).strides((width, 1)),
-                        src.get(offset..).unwrap_or_default(),
-                    )
-                    .map_err(shape_error)
-                };
-                for h in 0..heads {
-                    let (q, k, v) = (
-                        part(h * head)?,
-                        part(hidden + h * head)?,
-                        part(2 * hidden + h * head)?,
-                    );
-                    general_mat_mul(1.0, &q, &k.t(), 0.0, &mut scores);
-                    let flat = scores
-                        .as_slice_mut()
-                        .ok_or_else(|| candle_core::Error::Msg(format!("{name}: scores layout")))?;
-                    simd(
-                        #[inline(always)]
-                        || {
-                            for row in flat.chunks_mut(n) {
-                                softmax_row(row, mask);
-                            }
-                        },
-                    );
-                    general_mat_mul(
-                        1.0,
-                        &scores,
-                        &v,
-                        0.0,
-                        &mut out.slice_axis_mut(Axis(1), Slice::from(h * head..(h + 1) * head)),
-                    );
-                }
-                Ok::<_, candle_core::Error>(())
-            })?;
+        attend(src, self.padding, self.lengths, heads, &mut out);
         Ok((
             CpuStorage::F32(out),
             candle_core::Shape::from((rows * len, hidden)),
@@ -513,19 +666,25 @@ impl CustomOp1 for Attention<'_> {
     }
 }
 
-#[inline(always)]
-fn softmax_row(row: &mut [f32], mask: &[f32]) {
-    for (x, m) in row.iter_mut().zip(mask) {
-        *x += m;
-    }
-    let max = max_of(row);
-    for x in row.iter_mut() {
-        *x = exp(*x - max);
-    }
-    let inv = 1.0 / sum_of(row);
-    for x in row.iter_mut() {
-        *x *= inv;
-    }
+/// The context `out` (`[rows·len, hidden]`) of the projections `src` (`[rows·len,
+/// 3·hidden]`), one sequence per core; rows after a sequence's last real token are zero.
+fn attend(src: &[f32], padding: &[f32], lengths: &[usize], heads: usize, out: &mut [f32]) {
+    use rayon::prelude::*;
+    let rows = lengths.len().max(1);
+    let len = padding.len() / rows;
+    let hidden = out.len() / (rows * len).max(1);
+    let head = hidden / heads.max(1);
+    out.par_chunks_mut(len * hidden)
+        .zip(src.par_chunks(len * 3 * hidden))
+        .zip(lengths.par_iter().zip(padding.par_chunks(len)))
+        .for_each(|((out, src), (&n, mask))| {
+            let mask = mask.get(..n).unwrap_or_default();
+            let mask = mask.iter().any(|&m| m != 0.0).then_some(mask);
+            attention::sequence(src, mask, attention::Dims { n, heads, head }, out);
+            for x in out.iter_mut().skip(n * hidden) {
+                *x = 0.0;
+            }
+        });
 }
 
 /// GELU of `x + bias` (bias per column), x·Φ(x) with Φ from [`erf`], in place.
@@ -545,14 +704,18 @@ impl InplaceOp1 for Gelu<'_> {
             values,
             width,
             #[inline(always)]
-            |row| {
-                for (a, b) in row.iter_mut().zip(self.bias) {
-                    let x = *a + b;
-                    *a = 0.5 * x * (1.0 + erf(x * std::f32::consts::FRAC_1_SQRT_2));
-                }
-            },
+            |row| gelu_row(row, self.bias),
         );
         Ok(())
+    }
+}
+
+/// GELU of `x + bias` over one row, in place.
+#[inline(always)]
+fn gelu_row(row: &mut [f32], bias: &[f32]) {
+    for (a, b) in row.iter_mut().zip(bias) {
+        let x = *a + b;
+        *a = 0.5 * x * (1.0 + erf(x * std::f32::consts::FRAC_1_SQRT_2));
     }
 }
 
@@ -587,7 +750,6 @@ impl InplaceOp2 for ResidualNorm<'_> {
         {
             return Err(candle_core::Error::Msg(format!("{name}: shape mismatch")));
         }
-        let n = width as f32;
         values
             .par_chunks_mut(width * ROWS_PER_TASK)
             .zip(residual.par_chunks(width * ROWS_PER_TASK))
@@ -596,20 +758,7 @@ impl InplaceOp2 for ResidualNorm<'_> {
                     #[inline(always)]
                     || {
                         for (row, res) in block.chunks_mut(width).zip(res.chunks(width)) {
-                            for ((x, b), r) in row.iter_mut().zip(self.bias).zip(res) {
-                                *x += b + r;
-                            }
-                            let mean = sum_of(row) / n;
-                            for x in row.iter_mut() {
-                                *x -= mean;
-                            }
-                            let var = sum_of_squares(row) / n;
-                            let inv = 1.0 / (var + self.eps).sqrt();
-                            for ((x, g), b) in
-                                row.iter_mut().zip(&self.norm.gamma).zip(&self.norm.beta)
-                            {
-                                *x = *x * inv * g + b;
-                            }
+                            residual_norm_row(row, res, self.bias, self.norm, self.eps);
                         }
                     },
                 )
@@ -618,12 +767,30 @@ impl InplaceOp2 for ResidualNorm<'_> {
     }
 }
 
+/// `LayerNorm(row + bias + residual)`, written over `row`.
+#[inline(always)]
+fn residual_norm_row(row: &mut [f32], residual: &[f32], bias: &[f32], norm: &Affine, eps: f32) {
+    let n = row.len().max(1) as f32;
+    for ((x, b), r) in row.iter_mut().zip(bias).zip(residual) {
+        *x += b + r;
+    }
+    let mean = sum_of(row) / n;
+    for x in row.iter_mut() {
+        *x -= mean;
+    }
+    let var = sum_of_squares(row) / n;
+    let inv = 1.0 / (var + eps).sqrt();
+    for ((x, g), b) in row.iter_mut().zip(&norm.gamma).zip(&norm.beta) {
+        *x = *x * inv * g + b;
+    }
+}
+
 /// Lanes of the reductions below: eight partial results, so that they vectorise without
 /// reordering a single chain of floating-point operations.
 const LANES: usize = 8;
 
 #[inline(always)]
-fn max_of(v: &[f32]) -> f32 {
+pub(crate) fn max_of(v: &[f32]) -> f32 {
     let mut acc = [f32::NEG_INFINITY; LANES];
     let chunks = v.chunks_exact(LANES);
     let rest = chunks.remainder();
@@ -638,7 +805,7 @@ fn max_of(v: &[f32]) -> f32 {
 }
 
 #[inline(always)]
-fn sum_of(v: &[f32]) -> f32 {
+pub(crate) fn sum_of(v: &[f32]) -> f32 {
     let mut acc = [0f32; LANES];
     let chunks = v.chunks_exact(LANES);
     let rest = chunks.remainder();
@@ -673,7 +840,7 @@ pub(crate) const ROUND: f32 = 12_582_912.0;
 /// with |r| ≤ ln 2 / 2, e^r by its degree-6 Taylor polynomial (relative error < 1.3e-7), 2^n
 /// built in the exponent bits. Inputs are clamped to the normal range of f32.
 #[inline(always)]
-fn exp(x: f32) -> f32 {
+pub(crate) fn exp(x: f32) -> f32 {
     const LN2_HI: f32 = 0.693_145_75;
     const LN2_LO: f32 = 1.428_606_8e-6;
     let x = x.clamp(-87.0, 88.0);
@@ -744,20 +911,6 @@ mod tests {
                 (sum_of_squares(&v) - squares).abs() < 1e-2,
                 "squares of {n}"
             );
-        }
-    }
-
-    #[test]
-    fn softmax_row_ignores_masked_scores_and_sums_to_one() {
-        let mut row = vec![1.0f32, 2.0, 3.0, 50.0];
-        softmax_row(&mut row, &[0.0, 0.0, 0.0, -10_000.0]);
-        let total: f32 = row.iter().sum();
-        assert!((total - 1.0).abs() < 1e-6);
-        assert!(row[3] < 1e-30, "masked score kept weight {}", row[3]);
-        let e = [1.0f32.exp(), 2.0f32.exp(), 3.0f32.exp()];
-        let z: f32 = e.iter().sum();
-        for (got, want) in row.iter().zip(e.iter().map(|x| x / z)) {
-            assert!((got - want).abs() < 1e-6, "{got} vs {want}");
         }
     }
 

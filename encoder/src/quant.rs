@@ -1,9 +1,11 @@
 //! Integer matrix products for the dense layers, on AVX2.
 //!
 //! Owns: a dense layer's weights quantised once, at load, to 16-bit integers with one scale
-//! per output column; the activations quantised per row on the fly; and their product
-//! accumulated exactly in i32 with `vpmaddwd` (sixteen multiply-adds per instruction, against
-//! eight for an f32 FMA), then scaled back to f32. On the 2-core test machine the products run
+//! per output column; the activations quantised per row ([`Acts`], row-major, so that the
+//! quantisation is a contiguous pass); and their product accumulated exactly in i32 with
+//! `vpmaddwd` (sixteen multiply-adds per instruction, against eight for an f32 FMA), then
+//! scaled back to f32, task by task, each task handing its finished rows to the caller's
+//! epilogue ([`QuantDense::product`]). On the 2-core test machine the products run
 //! at ≈ 200–230 GFLOP/s-equivalent against 130–175 for gemm's f32 on the same shapes.
 //!
 //! Both sides get ⌊√(2³¹⁻¹ / k)⌋ levels (2,364 for k = 384, 1,182 for k = 1,536), so no sum
@@ -11,10 +13,9 @@
 //! which is why no calibration data is needed and the embeddings stay within cosine 0.9999 of
 //! f32 (measured by the integration tests on real text). Must not: run without AVX2 + FMA
 //! (`QuantDense::new` returns `None` there and the encoder keeps f32 weights) or add biases
-//! (the pass that follows each product does).
+//! (the caller's epilogue does).
 
 use crate::ROUND;
-use candle_core::{CpuStorage, CustomOp1, Layout};
 use core::arch::x86_64::{__m256, __m256i};
 use pulp::x86::V3;
 use rayon::prelude::*;
@@ -26,6 +27,25 @@ const NR: usize = 16;
 /// Row panels handed to one task: the task's activations (≤ 150 KB) stay in L2 while every
 /// weight panel streams past them.
 const PANELS_PER_TASK: usize = 8;
+/// Rows of the activations handed to one task of a product (and of its epilogue).
+pub(crate) const TASK_ROWS: usize = MR * PANELS_PER_TASK;
+
+/// Activations quantised for a product ([`QuantDense::quantise`]), kept between products so
+/// that their memory is reused.
+#[derive(Default)]
+pub(crate) struct Acts {
+    /// Row by row, pair by pair (`[row][kp]`, each i32 two i16 as `vpmaddwd` pairs them),
+    /// for whole panels of [`MR`] rows.
+    rows: Vec<i32>,
+    /// Scale of each row (activation = integer × scale).
+    scales: Vec<f32>,
+}
+
+/// The part of [`Acts`] one task's rows quantise into.
+pub(crate) struct ActsTask<'a> {
+    rows: &'a mut [i32],
+    scales: &'a mut [f32],
+}
 
 /// A dense layer's weights, quantised and packed for [`QuantDense::forward`].
 pub(crate) struct QuantDense {
@@ -87,47 +107,89 @@ impl QuantDense {
         })
     }
 
-    /// `x · W` for `x` = `[m, k]` row-major; returns `[m, n]` row-major.
-    pub(crate) fn forward(&self, x: &[f32]) -> Vec<f32> {
-        let (k, n, simd) = (self.k, self.n, self.simd);
-        let kp = k.div_ceil(2);
-        let m = x.len() / k;
-        let row_panels = m.div_ceil(MR);
-        // Activations by panel of MR rows, pair by pair: [panel][p][row]. Rows past m are zero.
-        let mut acts = vec![[0i32; MR]; row_panels * kp];
-        let mut row_scales = vec![0f32; row_panels * MR];
-        let task_rows = MR * PANELS_PER_TASK;
-        acts.par_chunks_mut(kp * PANELS_PER_TASK)
-            .zip(row_scales.par_chunks_mut(task_rows))
-            .zip(x.par_chunks(k * task_rows))
-            .for_each(|((out, scales), x)| {
-                simd.vectorize(Quantise {
-                    out,
-                    scales,
-                    x,
-                    k,
-                    levels: self.levels,
-                })
-            });
-        let mut out = vec![0f32; m * n];
-        out.par_chunks_mut(n * task_rows)
-            .zip(acts.par_chunks(kp * PANELS_PER_TASK))
-            .zip(row_scales.par_chunks(task_rows))
-            .for_each(|((c, a), s)| {
-                simd.vectorize(Block {
+    /// Sizes `acts` for `m` rows of this product's input. Lanes past `m` in the last panel
+    /// keep whatever they held: their products are computed and dropped.
+    pub(crate) fn shape(&self, acts: &mut Acts, m: usize) {
+        let rows = m.div_ceil(MR) * MR;
+        acts.rows.resize(rows * self.k.div_ceil(2), 0);
+        acts.scales.resize(rows, 0.0);
+    }
+
+    /// The parts of `acts` (sized by [`QuantDense::shape`]) that the rows of one task
+    /// ([`TASK_ROWS`]) quantise into, task by task, for [`QuantDense::quantise_task`].
+    pub(crate) fn tasks<'a>(
+        &self,
+        acts: &'a mut Acts,
+    ) -> impl IndexedParallelIterator<Item = ActsTask<'a>> + 'a {
+        let kp = self.k.div_ceil(2);
+        acts.rows
+            .par_chunks_mut(kp * TASK_ROWS)
+            .zip(acts.scales.par_chunks_mut(TASK_ROWS))
+            .map(|(rows, scales)| ActsTask { rows, scales })
+    }
+
+    /// Quantises one task's rows `x` (≤ [`TASK_ROWS`] rows of width k) into its part.
+    pub(crate) fn quantise_task(&self, task: ActsTask<'_>, x: &[f32]) {
+        self.simd.vectorize(Quantise {
+            out: task.rows,
+            scales: task.scales,
+            x,
+            k: self.k,
+            levels: self.levels,
+        });
+    }
+
+    /// Quantises `x` (`[m, k]`) into `acts`, sized here.
+    pub(crate) fn quantise(&self, acts: &mut Acts, x: &[f32]) {
+        self.shape(acts, x.len() / self.k);
+        self.tasks(acts)
+            .zip(x.par_chunks(self.k * TASK_ROWS))
+            .for_each(|(task, x)| self.quantise_task(task, x));
+    }
+
+    /// `acts · W` into `out` (`[m, n]` row-major, every element overwritten), task by task;
+    /// each task then runs `epilogue` on its rows of `out` (≤ [`TASK_ROWS`] rows) with its
+    /// item of `extra` (one per task), while they are still in its core's cache.
+    pub(crate) fn product<I, F>(&self, acts: &Acts, out: &mut [f32], extra: I, epilogue: F)
+    where
+        I: IndexedParallelIterator,
+        F: Fn(&mut [f32], I::Item) + Sync + Send,
+    {
+        let kp = self.k.div_ceil(2);
+        out.par_chunks_mut(self.n * TASK_ROWS)
+            .zip(acts.rows.par_chunks(kp * TASK_ROWS))
+            .zip(acts.scales.par_chunks(TASK_ROWS))
+            .zip(extra)
+            .for_each(|(((c, a), s), item)| {
+                self.simd.vectorize(Block {
                     dense: self,
-                    c,
+                    c: &mut *c,
                     a,
                     s,
-                })
+                });
+                epilogue(c, item);
             });
+    }
+
+    /// `x · W` for `x` = `[m, k]` row-major; returns `[m, n]` row-major.
+    #[cfg(test)]
+    pub(crate) fn forward(&self, x: &[f32]) -> Vec<f32> {
+        let mut acts = Acts::default();
+        self.quantise(&mut acts, x);
+        let mut out = vec![0f32; x.len() / self.k * self.n];
+        self.product(
+            &acts,
+            &mut out,
+            rayon::iter::repeat_n((), usize::MAX),
+            |_, ()| {},
+        );
         out
     }
 
-    /// One task: row panels `a` (quantised, `[panel][kp][MR]`) with their scales `s`, into
+    /// One task: rows `a` (quantised, `[row][kp]`, whole panels) with their scales `s`, into
     /// `c` (`[rows, n]`), one weight panel at a time across all the task's row panels.
     #[inline(always)]
-    fn block(&self, c: &mut [f32], a: &[[i32; MR]], s: &[f32]) {
+    fn block(&self, c: &mut [f32], a: &[i32], s: &[f32]) {
         let simd = self.simd;
         let (n, kp) = (self.n, self.k.div_ceil(2));
         let rows = c.len() / n;
@@ -135,8 +197,9 @@ impl QuantDense {
             let col_scales: [__m256; 2] = pulp::cast(*col_scales);
             let first_col = panel * NR;
             let width = NR.min(n - first_col);
-            for ((row_panel, acts), scales) in a.chunks(kp).enumerate().zip(s.chunks(MR)) {
-                let acc = micro_kernel(simd, acts, weights);
+            for ((row_panel, acts), scales) in a.chunks_exact(kp * MR).enumerate().zip(s.chunks(MR))
+            {
+                let acc = micro_kernel(simd, acts, kp, weights);
                 let first_row = row_panel * MR;
                 for (r, (acc, &scale)) in acc.iter().zip(scales).enumerate() {
                     if first_row + r >= rows {
@@ -156,7 +219,14 @@ impl QuantDense {
                         ),
                     ]);
                     let start = (first_row + r) * n + first_col;
-                    if let (Some(dst), Some(src)) =
+                    // A whole panel (every width the model has) is one fixed-size store;
+                    // a slice of run-time length would be a call to memmove.
+                    if let Some(dst) = c
+                        .get_mut(start..start + width)
+                        .and_then(|d| <&mut [f32; NR]>::try_from(d).ok())
+                    {
+                        *dst = scaled;
+                    } else if let (Some(dst), Some(src)) =
                         (c.get_mut(start..start + width), scaled.get(..width))
                     {
                         dst.copy_from_slice(src);
@@ -175,7 +245,7 @@ impl QuantDense {
 struct Block<'a> {
     dense: &'a QuantDense,
     c: &'a mut [f32],
-    a: &'a [[i32; MR]],
+    a: &'a [i32],
     s: &'a [f32],
 }
 
@@ -190,7 +260,7 @@ impl pulp::NullaryFnOnce for Block<'_> {
 
 /// One task of [`QuantDense::forward`]'s activation quantisation ([`quantise_rows`]).
 struct Quantise<'a> {
-    out: &'a mut [[i32; MR]],
+    out: &'a mut [i32],
     scales: &'a mut [f32],
     x: &'a [f32],
     k: usize,
@@ -206,15 +276,25 @@ impl pulp::NullaryFnOnce for Quantise<'_> {
     }
 }
 
-/// Six rows of activations (one panel, `[kp][MR]`) times one weight panel: 6 × 16 sums in
-/// twelve registers, each step one broadcast pair per row and two `vpmaddwd` per row.
+/// Six rows of activations (one panel, `kp` pairs per row) times one weight panel: 6 × 16
+/// sums in twelve registers, each step one broadcast pair per row (read from six row
+/// streams) and two `vpmaddwd` per row.
 #[inline(always)]
-fn micro_kernel(simd: V3, a: &[[i32; MR]], weights: &[[i16; 2 * NR]]) -> [[__m256i; 2]; MR] {
+fn micro_kernel(simd: V3, a: &[i32], kp: usize, weights: &[[i16; 2 * NR]]) -> [[__m256i; 2]; MR] {
     let zero = simd.avx._mm256_setzero_si256();
     let mut acc = [[zero; 2]; MR];
-    for (pairs, w) in a.iter().zip(weights) {
+    let row = |r: usize| a.get(r * kp..(r + 1) * kp).unwrap_or_default();
+    let steps = weights
+        .iter()
+        .zip(row(0))
+        .zip(row(1))
+        .zip(row(2))
+        .zip(row(3))
+        .zip(row(4))
+        .zip(row(5));
+    for ((((((w, &a0), &a1), &a2), &a3), &a4), &a5) in steps {
         let [w0, w1]: [__m256i; 2] = pulp::cast(*w);
-        for (acc, &pair) in acc.iter_mut().zip(pairs) {
+        for (acc, pair) in acc.iter_mut().zip([a0, a1, a2, a3, a4, a5]) {
             let pair = simd.avx._mm256_set1_epi32(pair);
             acc[0] = simd
                 .avx2
@@ -228,27 +308,26 @@ fn micro_kernel(simd: V3, a: &[[i32; MR]], weights: &[[i16; 2 * NR]]) -> [[__m25
 }
 
 /// Quantises each `k`-long row of `x` to ±`levels` (its own scale, written to `scales`) as
-/// pairs of i16 packed into i32, into row panels (`out`, `[panel][kp][MR]`; an odd last value
-/// pairs with zero).
+/// pairs of i16 packed into i32, row after row (`out`, `[row][kp]`; an odd last value pairs
+/// with zero).
 #[inline(always)]
-fn quantise_rows(out: &mut [[i32; MR]], scales: &mut [f32], x: &[f32], k: usize, levels: f32) {
+fn quantise_rows(out: &mut [i32], scales: &mut [f32], x: &[f32], k: usize, levels: f32) {
     let kp = k.div_ceil(2);
-    for (r, (row, scale)) in x.chunks(k).zip(scales.iter_mut()).enumerate() {
+    for ((row, scale), out) in x.chunks(k).zip(scales.iter_mut()).zip(out.chunks_mut(kp)) {
         let max = abs_max(row);
         *scale = if max > 0.0 { max / levels } else { 1.0 };
         let inv = 1.0 / *scale;
         // |x·inv| ≤ levels < 2^15, so the low 16 bits of the rounded sum are the integer.
         let quantise = |x: f32| (x * inv + ROUND).to_bits() & 0xFFFF;
-        let (panel, lane) = (r / MR, r % MR);
-        let panel = out
-            .get_mut(panel * kp..(panel + 1) * kp)
-            .unwrap_or_default();
-        for (o, p) in panel.iter_mut().zip(row.chunks(2)) {
-            let low = p.first().map_or(0, |&v| quantise(v));
-            let high = p.get(1).map_or(0, |&v| quantise(v));
-            if let Some(o) = o.get_mut(lane) {
-                *o = (low | (high << 16)) as i32;
+        let pairs = row.chunks_exact(2);
+        let odd = pairs.remainder().first().map(|&v| quantise(v) as i32);
+        for (o, p) in out.iter_mut().zip(pairs) {
+            if let &[low, high] = p {
+                *o = (quantise(low) | (quantise(high) << 16)) as i32;
             }
+        }
+        if let (Some(odd), Some(last)) = (odd, out.get_mut(kp - 1)) {
+            *last = odd;
         }
     }
 }
@@ -268,32 +347,6 @@ fn abs_max(v: &[f32]) -> f32 {
     acc.iter()
         .chain(rest)
         .fold(0f32, |m, x| if x.abs() > m { x.abs() } else { m })
-}
-
-impl CustomOp1 for QuantDense {
-    fn name(&self) -> &'static str {
-        "quantised-dense"
-    }
-
-    fn cpu_fwd(
-        &self,
-        storage: &CpuStorage,
-        layout: &Layout,
-    ) -> candle_core::Result<(CpuStorage, candle_core::Shape)> {
-        let x = crate::data(storage, layout, self.name())?;
-        if x.len() % self.k != 0 {
-            return Err(candle_core::Error::Msg(format!(
-                "{}: input width is not {}",
-                self.name(),
-                self.k
-            )));
-        }
-        let m = x.len() / self.k;
-        Ok((
-            CpuStorage::F32(self.forward(x)),
-            candle_core::Shape::from((m, self.n)),
-        ))
-    }
 }
 
 #[cfg(test)]
