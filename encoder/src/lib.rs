@@ -443,8 +443,8 @@ impl Encoder {
                 x.par_chunks_mut(h * TASK_ROWS).zip(wup.tasks(ax)),
                 |rows, (x, task)| {
                     rows_and_residual(rows, x, h, |row, res| {
-                        residual_norm_row(row, res, out_bias, norm1, eps);
-                        res.copy_from_slice(row);
+                        let (mean, inv) = residual_moments(row, res, out_bias, eps);
+                        affine_into(row, res, mean, inv, norm1);
                     });
                     wup.quantise_task(task, x);
                 },
@@ -461,8 +461,8 @@ impl Encoder {
             let norm = &layer.norm2;
             let finish = |rows: &mut [f32], x: &mut [f32]| {
                 rows_and_residual(rows, x, h, |row, res| {
-                    residual_norm_row(row, res, down_bias, norm, eps);
-                    res.copy_from_slice(row);
+                    let (mean, inv) = residual_moments(row, res, down_bias, eps);
+                    affine_into(row, res, mean, inv, norm);
                 });
             };
             match next {
@@ -770,18 +770,30 @@ impl InplaceOp2 for ResidualNorm<'_> {
 /// `LayerNorm(row + bias + residual)`, written over `row`.
 #[inline(always)]
 fn residual_norm_row(row: &mut [f32], residual: &[f32], bias: &[f32], norm: &Affine, eps: f32) {
+    let (mean, inv) = residual_moments(row, residual, bias, eps);
+    for ((x, g), b) in row.iter_mut().zip(&norm.gamma).zip(&norm.beta) {
+        *x = (*x - mean) * inv * g + b;
+    }
+}
+
+/// Adds `bias` and `residual` to `row` and returns the mean and 1/σ of the sum (variance
+/// from the centred values, as the reference does).
+#[inline(always)]
+fn residual_moments(row: &mut [f32], residual: &[f32], bias: &[f32], eps: f32) -> (f32, f32) {
     let n = row.len().max(1) as f32;
     for ((x, b), r) in row.iter_mut().zip(bias).zip(residual) {
         *x += b + r;
     }
     let mean = sum_of(row) / n;
-    for x in row.iter_mut() {
-        *x -= mean;
-    }
-    let var = sum_of_squares(row) / n;
-    let inv = 1.0 / (var + eps).sqrt();
-    for ((x, g), b) in row.iter_mut().zip(&norm.gamma).zip(&norm.beta) {
-        *x = *x * inv * g + b;
+    let var = sum_of_centred_squares(row, mean) / n;
+    (mean, 1.0 / (var + eps).sqrt())
+}
+
+/// The layer norm of `row` (with its [`residual_moments`]) written to `out`.
+#[inline(always)]
+fn affine_into(row: &[f32], out: &mut [f32], mean: f32, inv: f32, norm: &Affine) {
+    for (((o, x), g), b) in out.iter_mut().zip(row).zip(&norm.gamma).zip(&norm.beta) {
+        *o = (x - mean) * inv * g + b;
     }
 }
 
@@ -818,16 +830,16 @@ pub(crate) fn sum_of(v: &[f32]) -> f32 {
 }
 
 #[inline(always)]
-fn sum_of_squares(v: &[f32]) -> f32 {
+fn sum_of_centred_squares(v: &[f32], mean: f32) -> f32 {
     let mut acc = [0f32; LANES];
     let chunks = v.chunks_exact(LANES);
     let rest = chunks.remainder();
     for c in chunks {
         for (a, &x) in acc.iter_mut().zip(c) {
-            *a += x * x;
+            *a += (x - mean) * (x - mean);
         }
     }
-    acc.iter().sum::<f32>() + rest.iter().map(|x| x * x).sum::<f32>()
+    acc.iter().sum::<f32>() + rest.iter().map(|x| (x - mean) * (x - mean)).sum::<f32>()
 }
 
 /// Adding 1.5·2^23 to a float of magnitude below 2^22 rounds it to the nearest integer, which
@@ -906,9 +918,10 @@ mod tests {
             assert_eq!(max_of(&v), max, "max of {n}");
             let sum: f32 = v.iter().sum();
             assert!((sum_of(&v) - sum).abs() < 1e-3, "sum of {n}");
-            let squares: f32 = v.iter().map(|x| x * x).sum();
+            let mean = sum / n.max(1) as f32;
+            let squares: f32 = v.iter().map(|x| (x - mean) * (x - mean)).sum();
             assert!(
-                (sum_of_squares(&v) - squares).abs() < 1e-2,
+                (sum_of_centred_squares(&v, mean) - squares).abs() < 1e-2,
                 "squares of {n}"
             );
         }

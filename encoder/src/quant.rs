@@ -34,16 +34,16 @@ pub(crate) const TASK_ROWS: usize = MR * PANELS_PER_TASK;
 /// that their memory is reused.
 #[derive(Default)]
 pub(crate) struct Acts {
-    /// Row by row, pair by pair (`[row][kp]`, each i32 two i16 as `vpmaddwd` pairs them),
-    /// for whole panels of [`MR`] rows.
-    rows: Vec<i32>,
+    /// By panel of [`MR`] rows, pair by pair (`[panel][kp][row]`, each i32 two i16 as
+    /// `vpmaddwd` pairs them): a step of the kernel reads its six broadcasts from 24 bytes.
+    panels: Vec<[i32; MR]>,
     /// Scale of each row (activation = integer × scale).
     scales: Vec<f32>,
 }
 
 /// The part of [`Acts`] one task's rows quantise into.
 pub(crate) struct ActsTask<'a> {
-    rows: &'a mut [i32],
+    panels: &'a mut [[i32; MR]],
     scales: &'a mut [f32],
 }
 
@@ -110,9 +110,9 @@ impl QuantDense {
     /// Sizes `acts` for `m` rows of this product's input. Lanes past `m` in the last panel
     /// keep whatever they held: their products are computed and dropped.
     pub(crate) fn shape(&self, acts: &mut Acts, m: usize) {
-        let rows = m.div_ceil(MR) * MR;
-        acts.rows.resize(rows * self.k.div_ceil(2), 0);
-        acts.scales.resize(rows, 0.0);
+        let panels = m.div_ceil(MR);
+        acts.panels.resize(panels * self.k.div_ceil(2), [0; MR]);
+        acts.scales.resize(panels * MR, 0.0);
     }
 
     /// The parts of `acts` (sized by [`QuantDense::shape`]) that the rows of one task
@@ -122,16 +122,16 @@ impl QuantDense {
         acts: &'a mut Acts,
     ) -> impl IndexedParallelIterator<Item = ActsTask<'a>> + 'a {
         let kp = self.k.div_ceil(2);
-        acts.rows
-            .par_chunks_mut(kp * TASK_ROWS)
+        acts.panels
+            .par_chunks_mut(kp * PANELS_PER_TASK)
             .zip(acts.scales.par_chunks_mut(TASK_ROWS))
-            .map(|(rows, scales)| ActsTask { rows, scales })
+            .map(|(panels, scales)| ActsTask { panels, scales })
     }
 
     /// Quantises one task's rows `x` (≤ [`TASK_ROWS`] rows of width k) into its part.
     pub(crate) fn quantise_task(&self, task: ActsTask<'_>, x: &[f32]) {
         self.simd.vectorize(Quantise {
-            out: task.rows,
+            out: task.panels,
             scales: task.scales,
             x,
             k: self.k,
@@ -157,7 +157,7 @@ impl QuantDense {
     {
         let kp = self.k.div_ceil(2);
         out.par_chunks_mut(self.n * TASK_ROWS)
-            .zip(acts.rows.par_chunks(kp * TASK_ROWS))
+            .zip(acts.panels.par_chunks(kp * PANELS_PER_TASK))
             .zip(acts.scales.par_chunks(TASK_ROWS))
             .zip(extra)
             .for_each(|(((c, a), s), item)| {
@@ -186,10 +186,10 @@ impl QuantDense {
         out
     }
 
-    /// One task: rows `a` (quantised, `[row][kp]`, whole panels) with their scales `s`, into
+    /// One task: row panels `a` (quantised, `[panel][kp][MR]`) with their scales `s`, into
     /// `c` (`[rows, n]`), one weight panel at a time across all the task's row panels.
     #[inline(always)]
-    fn block(&self, c: &mut [f32], a: &[i32], s: &[f32]) {
+    fn block(&self, c: &mut [f32], a: &[[i32; MR]], s: &[f32]) {
         let simd = self.simd;
         let (n, kp) = (self.n, self.k.div_ceil(2));
         let rows = c.len() / n;
@@ -197,9 +197,8 @@ impl QuantDense {
             let col_scales: [__m256; 2] = pulp::cast(*col_scales);
             let first_col = panel * NR;
             let width = NR.min(n - first_col);
-            for ((row_panel, acts), scales) in a.chunks_exact(kp * MR).enumerate().zip(s.chunks(MR))
-            {
-                let acc = micro_kernel(simd, acts, kp, weights);
+            for ((row_panel, acts), scales) in a.chunks(kp).enumerate().zip(s.chunks(MR)) {
+                let acc = micro_kernel(simd, acts, weights);
                 let first_row = row_panel * MR;
                 for (r, (acc, &scale)) in acc.iter().zip(scales).enumerate() {
                     if first_row + r >= rows {
@@ -245,7 +244,7 @@ impl QuantDense {
 struct Block<'a> {
     dense: &'a QuantDense,
     c: &'a mut [f32],
-    a: &'a [i32],
+    a: &'a [[i32; MR]],
     s: &'a [f32],
 }
 
@@ -260,7 +259,7 @@ impl pulp::NullaryFnOnce for Block<'_> {
 
 /// One task of [`QuantDense::forward`]'s activation quantisation ([`quantise_rows`]).
 struct Quantise<'a> {
-    out: &'a mut [i32],
+    out: &'a mut [[i32; MR]],
     scales: &'a mut [f32],
     x: &'a [f32],
     k: usize,
@@ -276,25 +275,15 @@ impl pulp::NullaryFnOnce for Quantise<'_> {
     }
 }
 
-/// Six rows of activations (one panel, `kp` pairs per row) times one weight panel: 6 × 16
-/// sums in twelve registers, each step one broadcast pair per row (read from six row
-/// streams) and two `vpmaddwd` per row.
+/// Six rows of activations (one panel, `[kp][MR]`) times one weight panel: 6 × 16 sums in
+/// twelve registers, each step one broadcast pair per row and two `vpmaddwd` per row.
 #[inline(always)]
-fn micro_kernel(simd: V3, a: &[i32], kp: usize, weights: &[[i16; 2 * NR]]) -> [[__m256i; 2]; MR] {
+fn micro_kernel(simd: V3, a: &[[i32; MR]], weights: &[[i16; 2 * NR]]) -> [[__m256i; 2]; MR] {
     let zero = simd.avx._mm256_setzero_si256();
     let mut acc = [[zero; 2]; MR];
-    let row = |r: usize| a.get(r * kp..(r + 1) * kp).unwrap_or_default();
-    let steps = weights
-        .iter()
-        .zip(row(0))
-        .zip(row(1))
-        .zip(row(2))
-        .zip(row(3))
-        .zip(row(4))
-        .zip(row(5));
-    for ((((((w, &a0), &a1), &a2), &a3), &a4), &a5) in steps {
+    for (pairs, w) in a.iter().zip(weights) {
         let [w0, w1]: [__m256i; 2] = pulp::cast(*w);
-        for (acc, pair) in acc.iter_mut().zip([a0, a1, a2, a3, a4, a5]) {
+        for (acc, &pair) in acc.iter_mut().zip(pairs) {
             let pair = simd.avx._mm256_set1_epi32(pair);
             acc[0] = simd
                 .avx2
@@ -308,12 +297,14 @@ fn micro_kernel(simd: V3, a: &[i32], kp: usize, weights: &[[i16; 2 * NR]]) -> [[
 }
 
 /// Quantises each `k`-long row of `x` to ±`levels` (its own scale, written to `scales`) as
-/// pairs of i16 packed into i32, row after row (`out`, `[row][kp]`; an odd last value pairs
-/// with zero).
+/// pairs of i16 packed into i32, into row panels (`out`, `[panel][kp][MR]`; an odd last value
+/// pairs with zero). Each row is quantised into a contiguous buffer first (a pass that
+/// vectorises), then dealt into its lane of the panel.
 #[inline(always)]
-fn quantise_rows(out: &mut [i32], scales: &mut [f32], x: &[f32], k: usize, levels: f32) {
+fn quantise_rows(out: &mut [[i32; MR]], scales: &mut [f32], x: &[f32], k: usize, levels: f32) {
     let kp = k.div_ceil(2);
-    for ((row, scale), out) in x.chunks(k).zip(scales.iter_mut()).zip(out.chunks_mut(kp)) {
+    let mut packed = vec![0i32; kp];
+    for (r, (row, scale)) in x.chunks(k).zip(scales.iter_mut()).enumerate() {
         let max = abs_max(row);
         *scale = if max > 0.0 { max / levels } else { 1.0 };
         let inv = 1.0 / *scale;
@@ -321,13 +312,22 @@ fn quantise_rows(out: &mut [i32], scales: &mut [f32], x: &[f32], k: usize, level
         let quantise = |x: f32| (x * inv + ROUND).to_bits() & 0xFFFF;
         let pairs = row.chunks_exact(2);
         let odd = pairs.remainder().first().map(|&v| quantise(v) as i32);
-        for (o, p) in out.iter_mut().zip(pairs) {
+        for (o, p) in packed.iter_mut().zip(pairs) {
             if let &[low, high] = p {
                 *o = (quantise(low) | (quantise(high) << 16)) as i32;
             }
         }
-        if let (Some(odd), Some(last)) = (odd, out.get_mut(kp - 1)) {
+        if let (Some(odd), Some(last)) = (odd, packed.last_mut()) {
             *last = odd;
+        }
+        let (panel, lane) = (r / MR, r % MR);
+        let panel = out
+            .get_mut(panel * kp..(panel + 1) * kp)
+            .unwrap_or_default();
+        for (o, &v) in panel.iter_mut().zip(&packed) {
+            if let Some(o) = o.get_mut(lane) {
+                *o = v;
+            }
         }
     }
 }

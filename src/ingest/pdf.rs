@@ -155,9 +155,11 @@ fn extract_blocking(bytes: &[u8]) -> Result<Vec<RawPage>, IngestError> {
             })
             .collect();
         workers.into_iter().try_fold(Vec::new(), |mut all, worker| {
-            all.extend(worker.join().map_err(|_| {
-                IngestError::Corrupt("text extraction crashed".into())
-            })?);
+            all.extend(
+                worker
+                    .join()
+                    .map_err(|_| IngestError::Corrupt("text extraction crashed".into()))?,
+            );
             Ok::<_, IngestError>(all)
         })
     })?;
