@@ -890,6 +890,20 @@ pub fn mean_pool(hidden: &Tensor, mask: &Tensor) -> candle_core::Result<Tensor> 
     summed.broadcast_div(&counts)
 }
 
+/// Deterministic values in [-0.5, 0.5) for the unit tests.
+#[cfg(test)]
+pub(crate) fn test_values(count: usize, seed: u64) -> Vec<f32> {
+    let mut state = seed;
+    (0..count)
+        .map(|_| {
+            state = state
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1_442_695_040_888_963_407);
+            (state >> 40) as f32 / (1u64 << 24) as f32 - 0.5
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -353,18 +353,7 @@ fn abs_max(v: &[f32]) -> f32 {
 mod tests {
     use super::*;
 
-    /// Deterministic values in [-0.5, 0.5).
-    fn values(count: usize, seed: u64) -> Vec<f32> {
-        let mut state = seed;
-        (0..count)
-            .map(|_| {
-                state = state
-                    .wrapping_mul(6_364_136_223_846_793_005)
-                    .wrapping_add(1_442_695_040_888_963_407);
-                (state >> 40) as f32 / (1u64 << 24) as f32 - 0.5
-            })
-            .collect()
-    }
+    use crate::test_values as values;
 
     #[test]
     fn integer_product_matches_f32_on_ragged_shapes() {
