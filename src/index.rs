@@ -971,7 +971,6 @@ fn read_hits(batches: &[RecordBatch], profile_id: &str) -> Result<Vec<Hit>, Inde
 mod tests {
     use super::*;
 
-    /// A deterministic unit vector per seed (no model needed to test the index itself).
     /// An empty index in a temporary directory (kept alive by the returned guard).
     async fn temp_index(dim: usize) -> (tempfile::TempDir, ChunkIndex) {
         let tmp = tempfile::tempdir().unwrap();
@@ -980,6 +979,7 @@ mod tests {
         (tmp, index)
     }
 
+    /// A deterministic unit vector per seed (no model needed to test the index itself).
     fn vector(seed: u64, dim: usize) -> Vec<f32> {
         let mut x = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
         let mut v: Vec<f32> = (0..dim)
