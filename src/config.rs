@@ -111,6 +111,45 @@ impl Default for Limits {
     }
 }
 
+/// Thresholds of the confidence check (calibrated on the development set).
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(default)]
+pub struct ConfidenceSettings {
+    /// Score at or above which an answer is high confidence.
+    pub high: f32,
+    /// Score at or above which an answer is medium confidence; below it the agent refuses.
+    pub medium: f32,
+}
+
+impl Default for ConfidenceSettings {
+    fn default() -> Self {
+        Self {
+            high: 0.62,
+            medium: 0.42,
+        }
+    }
+}
+
+/// The semantic answer cache (spec 000).
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(default)]
+pub struct CacheSettings {
+    /// Serve a stored answer to a question that means the same.
+    pub enabled: bool,
+    /// Cosine similarity of the two questions' embeddings at or above which they mean the same
+    /// (their numbers, codes and negations must also be equal).
+    pub min_similarity: f32,
+}
+
+impl Default for CacheSettings {
+    fn default() -> Self {
+        Self {
+            enabled: true,
+            min_similarity: 0.9,
+        }
+    }
+}
+
 /// User settings stored in `<data dir>/settings.json`.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
@@ -124,11 +163,11 @@ pub struct Settings {
     /// Chat model for generative answers (`None`: extractive answers only).
     pub llm: Option<crate::llm::LlmSettings>,
     /// Confidence thresholds of the agent.
-    pub confidence: crate::agent::ConfidenceSettings,
+    pub confidence: ConfidenceSettings,
     /// Web search (off by default).
     pub web: crate::web::WebSettings,
     /// The semantic answer cache.
-    pub cache: crate::agent::CacheSettings,
+    pub cache: CacheSettings,
     /// Search tuning.
     pub search: SearchSettings,
 }

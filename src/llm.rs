@@ -17,7 +17,18 @@ use async_openai::types::{
 use futures::StreamExt;
 use serde::{Deserialize, Serialize};
 
-use crate::agent::types::{Action, Usage};
+/// Token usage of a turn.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Usage {
+    /// Model name.
+    pub model: String,
+    /// Prompt tokens.
+    pub prompt_tokens: u32,
+    /// Completion tokens.
+    pub completion_tokens: u32,
+    /// Estimated cost in USD.
+    pub cost_usd: f64,
+}
 
 /// Errors of the chat model.
 #[derive(Debug, thiserror::Error)]
@@ -83,9 +94,10 @@ impl Default for LlmSettings {
 
 impl LlmSettings {
     /// The model for an action.
-    pub fn model_for(&self, action: Action) -> String {
+    /// `action` is the action's name as settings spell it ("inquire", "audit", …).
+    pub fn model_for(&self, action: &str) -> String {
         self.models
-            .get(action.as_str())
+            .get(action)
             .cloned()
             .unwrap_or_else(|| "gpt-4o-mini".to_owned())
     }

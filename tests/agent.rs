@@ -547,7 +547,7 @@ async fn audit_flags_rule_conflicts_with_verified_clauses_and_passes_a_compliant
         .await
         .unwrap();
     assert_eq!(one.messages.len(), 2);
-    assert_eq!(one.messages[0].role, "user");
+    assert_eq!(one.messages[0].role, policypal::agent::types::Role::User);
     assert_eq!(one.messages[1].audit.as_ref(), Some(&report));
     let md = policypal::agent::render_markdown(&one);
     assert!(
@@ -832,4 +832,45 @@ async fn a_question_that_means_the_same_is_served_from_the_cache_until_the_libra
     // A new version of the document also forgets it.
     ingest_fixture(&t.lib, &p, "capital-2025.pdf").await;
     assert_eq!(t.lib.store().cached_answer_count(&p.id).await.unwrap(), 0);
+}
+
+/// Regression: a stored message whose JSON columns no longer decode used to be shown with its
+/// citations silently dropped (and follow-ups lost their history); now reopening the thread is
+/// a typed error and the row is left exactly as it was.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_corrupt_message_row_is_an_error_not_an_answer_without_sources() {
+    let t = TestLib::new().await;
+    let p = t.profile("alice").await;
+    ingest_fixture(&t.lib, &p, "capital-2024.pdf").await;
+    let agent = Agent::new(&t.lib);
+    let turn = ask_ok(
+        &agent,
+        &p,
+        ask("What minimum total capital ratio must a licensed bank maintain?"),
+    )
+    .await;
+    assert_eq!(turn.answer.status, Status::Answered, "{}", turn.answer.text);
+    assert_eq!(
+        agent.thread(&p, &turn.thread_id).await.unwrap().messages[1].citations,
+        turn.answer.citations
+    );
+    let db = t.dir().join("policypal.sqlite3");
+    let pool = sqlx::SqlitePool::connect(&format!("sqlite://{}", db.display()))
+        .await
+        .unwrap();
+    sqlx::query("UPDATE messages SET citations = '[{\"broken\": ' WHERE id = ?")
+        .bind(&turn.message_id)
+        .execute(&pool)
+        .await
+        .unwrap();
+    let e = agent.thread(&p, &turn.thread_id).await.unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::Internal);
+    assert!(e.to_string().contains("citations"), "{e}");
+    let (stored,): (String,) = sqlx::query_as("SELECT citations FROM messages WHERE id = ?")
+        .bind(&turn.message_id)
+        .fetch_one(&pool)
+        .await
+        .unwrap();
+    assert_eq!(stored, "[{\"broken\": ");
+    pool.close().await;
 }

@@ -10,7 +10,7 @@ use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
-use policypal::agent::text::find_quote;
+use policypal::agent::rules::text::find_quote;
 use policypal::agent::types::{Action, AskRequest, Event, TurnResult};
 use policypal::agent::{Agent, ThreadView};
 use policypal::config::{DataDir, EmbedderSettings, Settings};

@@ -8,12 +8,14 @@
 //! age), refusals or interrupted turns. The store forgets a profile's cache whenever its library
 //! changes.
 
+use super::evidence::resolved_ids;
+use super::graph::json;
+use super::rules::{extractive, lexicon};
 use super::*;
+use crate::store::DocStatus;
 
-/// Words whose presence flips a question's meaning.
-const NEGATIONS: &[&str] = &[
-    "not", "no", "never", "without", "cannot", "nor", "neither", "except", "unless",
-];
+/// Words that restrict a question's meaning besides negations ("all files except logs").
+const EXCEPTIONS: [&str; 2] = ["except", "unless"];
 
 /// What two questions must share exactly to be the same question: their anchors (acronyms,
 /// codes, quoted phrases), numbers and negations.
@@ -28,7 +30,7 @@ pub(super) fn guard(question: &str) -> String {
         if w.chars().any(|c| c.is_ascii_digit()) {
             parts.push(w.to_owned());
         }
-        if NEGATIONS.contains(&w) || w.ends_with("n't") {
+        if lexicon::is_negation(w) || EXCEPTIONS.contains(&w) {
             parts.push("¬".to_owned());
         }
     }

@@ -6,9 +6,11 @@
 
 use std::sync::LazyLock;
 
-use regex::Regex;
+use super::rules::{Pattern, regex};
 
 use super::types::{Action, Certainty};
+use crate::store::{DocStatus, Document};
+use std::collections::HashSet;
 
 /// Spec 004's title rule: the first 80 characters, cut at the last word boundary, with "…"
 /// when cut (trailing function words and punctuation are dropped first).
@@ -43,8 +45,10 @@ pub fn thread_title(message: &str) -> String {
     t
 }
 
-static TAG: LazyLock<Option<Regex>> = LazyLock::new(|| {
-    Regex::new(r"@([0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}|inquire|summari[sz]e|compare|audit|web)\b").ok()
+static TAG: Pattern = LazyLock::new(|| {
+    regex(
+        r"@([0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}|inquire|summari[sz]e|compare|audit|web)\b",
+    )
 });
 
 /// Tags found in a message: document ids and an action.
@@ -173,22 +177,25 @@ pub enum Reference {
     Older,
 }
 
-static ONE: LazyLock<Option<Regex>> = LazyLock::new(|| {
-    Regex::new(r"\b(it|its|that (document|doc|regulation|policy|standard|guide|manual|license|licence|file|one|text)|this (document|doc|regulation|policy|standard|guide|manual|license|licence|file|one)|the (document|regulation|policy|standard|guide|manual|license|licence) (above|mentioned|you (just )?(cited|quoted|mentioned))|the same (document|regulation|policy|one))\b").ok()
+static ONE: Pattern = LazyLock::new(|| {
+    regex(
+        r"\b(it|its|that (document|doc|regulation|policy|standard|guide|manual|license|licence|file|one|text)|this (document|doc|regulation|policy|standard|guide|manual|license|licence|file|one)|the (document|regulation|policy|standard|guide|manual|license|licence) (above|mentioned|you (just )?(cited|quoted|mentioned))|the same (document|regulation|policy|one))\b",
+    )
 });
-static SEVERAL: LazyLock<Option<Regex>> = LazyLock::new(|| {
-    Regex::new(r"\b(those (two|three|documents|docs|regulations|policies|ones|versions)|these (two|three|documents|docs|versions)|both( of them)?|them|they)\b").ok()
+static SEVERAL: Pattern = LazyLock::new(|| {
+    regex(
+        r"\b(those (two|three|documents|docs|regulations|policies|ones|versions)|these (two|three|documents|docs|versions)|both( of them)?|them|they)\b",
+    )
 });
-static NEWER: LazyLock<Option<Regex>> = LazyLock::new(|| {
-    Regex::new(r"\b(newer|newest|latest|later|more recent|most recent|current)\b").ok()
-});
-static OLDER: LazyLock<Option<Regex>> =
-    LazyLock::new(|| Regex::new(r"\b(older|oldest|earlier|previous|prior|former)\b").ok());
+static NEWER: Pattern =
+    LazyLock::new(|| regex(r"\b(newer|newest|latest|later|more recent|most recent|current)\b"));
+static OLDER: Pattern =
+    LazyLock::new(|| regex(r"\b(older|oldest|earlier|previous|prior|former)\b"));
 
 /// Finds a reference to earlier documents in a message.
 pub fn reference(message: &str) -> Option<Reference> {
     let m = message.to_lowercase();
-    let is = |r: &LazyLock<Option<Regex>>| r.as_ref().is_some_and(|re| re.is_match(&m));
+    let is = |r: &Pattern| r.as_ref().is_some_and(|re| re.is_match(&m));
     let several = is(&SEVERAL);
     let one = is(&ONE);
     if (several || one) && is(&NEWER) && (several || m.contains(" of ")) {
@@ -287,7 +294,7 @@ pub fn needs_context(message: &str) -> bool {
     ];
     starts.iter().any(|s| m.starts_with(s))
         || reference(&m)
-            .is_some_and(|r| r == Reference::One && super::text::content_terms(&m).len() < 4)
+            .is_some_and(|r| r == Reference::One && super::rules::text::content_terms(&m).len() < 4)
 }
 
 /// Compares version labels or titles naturally ("1.10" > "1.9", "2025" > "2024").
@@ -319,6 +326,113 @@ pub fn natural_cmp(a: &str, b: &str) -> std::cmp::Ordering {
         out
     };
     key(a).cmp(&key(b))
+}
+
+/// Documents whose title (or file name stem) the message names.
+pub(in crate::agent) fn mentioned_titles(message: &str, docs: &[Document]) -> Vec<String> {
+    let norm = |s: &str| {
+        format!(
+            " {} ",
+            s.to_lowercase()
+                .replace(['-', '_', '(', ')', ',', '?', '.', ':'], " ")
+                .split_whitespace()
+                .collect::<Vec<_>>()
+                .join(" ")
+        )
+    };
+    // Acronyms of the titles ("LGPL", "GFDL") as a message may spell them out ("Library GPL",
+    // "GNU Free Documentation License"), and "version 2" as the "-2" of a title.
+    let acronyms: HashSet<String> = docs
+        .iter()
+        .flat_map(|d| {
+            format!("{} {}", d.title, d.file_name)
+                .split(|c: char| !c.is_alphanumeric())
+                .filter(|w| w.len() >= 3 && w.chars().all(|c| c.is_ascii_uppercase()))
+                .map(str::to_owned)
+                .collect::<Vec<_>>()
+        })
+        .collect();
+    let message = spell_acronyms(message, &acronyms);
+    let message = VERSION_WORD.as_ref().map_or(message.clone(), |re| {
+        re.replace_all(&message, "$2").into_owned()
+    });
+    // Keep dots inside version numbers ("1.2") by normalising them the same way on both sides.
+    let m = norm(&message.replace('.', " . "));
+    let mut out = Vec::new();
+    for d in docs
+        .iter()
+        .filter(|d| matches!(d.status, DocStatus::Ready | DocStatus::Disabled))
+    {
+        let stem = d
+            .file_name
+            .rsplit_once('.')
+            .map_or(d.file_name.as_str(), |(s, _)| s);
+        for name in [d.title.as_str(), stem, &d.label()] {
+            let n = norm(&name.replace('.', " . "));
+            if n.trim().chars().count() >= 4 && m.contains(&n) && !out.contains(&d.id) {
+                out.push(d.id.clone());
+            }
+        }
+    }
+    out
+}
+
+/// "version 2", "ver. 3", "v2": a version number the message names.
+static VERSION_WORD: Pattern = LazyLock::new(|| regex(r"(?i)\b(version|ver\.?|v\.?)\s*(\d)"));
+
+/// Replaces a run of words whose initials (or, for a word in capitals, the word itself) spell
+/// one of `acronyms` by that acronym: "the Library GPL" → "the LGPL".
+pub(in crate::agent) fn spell_acronyms(message: &str, acronyms: &HashSet<String>) -> String {
+    if acronyms.is_empty() {
+        return message.to_owned();
+    }
+    let words: Vec<&str> = message.split_whitespace().collect();
+    let mut out: Vec<String> = Vec::new();
+    let mut i = 0;
+    'outer: while i < words.len() {
+        for k in (2..=5).rev() {
+            if i + k > words.len() {
+                continue;
+            }
+            let window = &words[i..i + k];
+            let clean: Vec<String> = window
+                .iter()
+                .map(|w| w.trim_matches(|c: char| !c.is_alphanumeric()).to_owned())
+                .collect();
+            if clean.iter().any(String::is_empty)
+                || !clean[0].starts_with(|c: char| c.is_uppercase())
+            {
+                continue;
+            }
+            // Every way of reading each word: its initial, or the whole word if in capitals.
+            let mut spellings = vec![String::new()];
+            for w in &clean {
+                let initial = w.chars().next().map(|c| c.to_ascii_uppercase());
+                let whole =
+                    (w.len() >= 2 && w.chars().all(|c| c.is_ascii_uppercase())).then(|| w.clone());
+                let mut next = Vec::new();
+                for sp in &spellings {
+                    if let Some(c) = initial {
+                        next.push(format!("{sp}{c}"));
+                    }
+                    if let Some(wh) = &whole {
+                        next.push(format!("{sp}{wh}"));
+                    }
+                }
+                spellings = next;
+            }
+            if let Some(a) = spellings.iter().find(|sp| acronyms.contains(*sp))
+                && !clean.iter().any(|w| w == a)
+            {
+                out.push(a.clone());
+                i += k;
+                continue 'outer;
+            }
+        }
+        out.push(words[i].to_owned());
+        i += 1;
+    }
+    out.join(" ")
 }
 
 #[cfg(test)]
@@ -408,5 +522,44 @@ mod tests {
             std::cmp::Ordering::Greater
         );
         assert_eq!(natural_cmp("1.10", "1.9"), std::cmp::Ordering::Greater);
+    }
+
+    #[test]
+    fn titles_spelled_out_as_words_are_read_as_their_acronyms() {
+        let acronyms: HashSet<String> = ["LGPL", "GFDL", "FHS"]
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
+        assert_eq!(
+            spell_acronyms("What does the Library GPL version 2 say?", &acronyms),
+            "What does the LGPL version 2 say?"
+        );
+        assert_eq!(
+            spell_acronyms(
+                "Under the GNU Free Documentation License 1.3, may I",
+                &acronyms
+            ),
+            "Under the GFDL 1.3, may I"
+        );
+        assert_eq!(
+            spell_acronyms("the LGPL and the Filesystem Hierarchy Standard", &acronyms),
+            "the LGPL and the FHS"
+        );
+        assert_eq!(
+            spell_acronyms("a Large General Proposal Letter", &HashSet::new()),
+            "a Large General Proposal Letter"
+        );
+    }
+
+    #[test]
+    fn every_pattern_compiles() {
+        assert!(crate::agent::rules::all_compile(&[
+            &TAG,
+            &ONE,
+            &SEVERAL,
+            &NEWER,
+            &OLDER,
+            &VERSION_WORD
+        ]));
     }
 }

@@ -227,18 +227,36 @@ pub enum InterruptKind {
     LowConfidence,
 }
 
-/// Token usage of a turn.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-pub struct Usage {
-    /// Model name.
-    pub model: String,
-    /// Prompt tokens.
-    pub prompt_tokens: u32,
-    /// Completion tokens.
-    pub completion_tokens: u32,
-    /// Estimated cost in USD.
-    pub cost_usd: f64,
+/// Who wrote a message.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Role {
+    /// The person asking.
+    User,
+    /// PolicyPal.
+    Assistant,
 }
+
+impl Role {
+    /// The stored name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::User => "user",
+            Self::Assistant => "assistant",
+        }
+    }
+
+    /// The role a stored name means.
+    pub fn parse(s: &str) -> Option<Self> {
+        match s {
+            "user" => Some(Self::User),
+            "assistant" => Some(Self::Assistant),
+            _ => None,
+        }
+    }
+}
+
+pub use crate::llm::Usage;
 
 /// A retrieved passage.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

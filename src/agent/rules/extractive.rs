@@ -9,10 +9,11 @@
 use std::collections::{HashMap, HashSet};
 use std::sync::LazyLock;
 
-use regex::Regex;
+use super::lexicon;
+use super::{Pattern, regex};
 
 use super::text::{Sentence, content_terms, sentences, stem};
-use super::types::Evidence;
+use crate::agent::types::Evidence;
 
 /// A sentence chosen for the answer.
 #[derive(Debug, Clone, PartialEq)]
@@ -151,48 +152,66 @@ impl Expected {
     }
 }
 
-static DURATION_Q: LazyLock<Option<Regex>> = LazyLock::new(|| {
-    Regex::new(r"\bhow (many|much) (business |working |calendar )?(seconds|minutes|hours|days|weeks|months|years)\b|\bwithin how\b").ok()
-});
-static FREQUENCY_Q: LazyLock<Option<Regex>> =
-    LazyLock::new(|| Regex::new(r"\bhow often\b|\bhow frequently\b").ok());
-static MONEY_Q: LazyLock<Option<Regex>> = LazyLock::new(|| {
-    Regex::new(r"\b(salary|stipend|wage|fee|fine|price|penalty amount|how much (money|does|do|is|are|will)[^?]*\b(pay|cost|charge)\w*)\b").ok()
-});
-static MODE_Q: LazyLock<Option<Regex>> =
-    LazyLock::new(|| Regex::new(r"\b(permission|file) mode\b|\bwhat mode\b").ok());
-static NUMBER_Q: LazyLock<Option<Regex>> = LazyLock::new(|| {
-    Regex::new(r"\bhow many\b|\bhow long\b|\bwhat (minimum|maximum) [a-z ]*(length|number|size|count|age)\b").ok()
-});
-static JURISDICTION_Q: LazyLock<Option<Regex>> = LazyLock::new(|| {
-    Regex::new(r"\b(which|what) (country|country's|state|state's|court|courts|jurisdiction)\b|\bgoverning law\b|\blaw governs\b").ok()
-});
-static JURISDICTION_A: LazyLock<Option<Regex>> = LazyLock::new(|| {
-    Regex::new(r"(?i)\b(courts?|jurisdiction|venue|governed by|construed (in accordance with|under)|laws? of (the )?[A-Z])").ok()
-});
-static NUMBER_WORDS: &str = "one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|thirty|forty|fifty|sixty|seventy|ninety|hundred|thousand|single|once|twice";
-static DURATION_A: LazyLock<Option<Regex>> = LazyLock::new(|| {
-    Regex::new(&format!(r"(?i)\b(\d+|{NUMBER_WORDS})([ -](business|working|calendar|full))?[ -](second|minute|hour|day|week|month|year)s?\b|\b(indefinitely|permanently|forever|immediately|promptly)\b")).ok()
-});
-static FREQUENCY_A: LazyLock<Option<Regex>> = LazyLock::new(|| {
-    Regex::new(&format!(r"(?i)\b(every|each|per|once a|twice a|times a)\b[^.]{{0,20}}\b(second|minute|hour|day|week|month|quarter|year|release|upload)s?\b|\b(daily|weekly|monthly|quarterly|annually|yearly|biannually|hourly|regularly|periodically)\b|\b({NUMBER_WORDS}|\d+) times\b")).ok()
-});
-static MONEY_A: LazyLock<Option<Regex>> = LazyLock::new(|| {
-    Regex::new(r"(?i)[$€£¥]\s?\d|\b\d[\d,.]*\s?(usd|eur|gbp|rm|dollars?|euros?|pounds?|ringgit)\b|\b(usd|eur|gbp|rm)\s?\d|\b(no|without|free of) (charge|fee|payment|salary|compensation)\b|\b(unpaid|volunteers?|paid)\b").ok()
-});
-static MODE_A: LazyLock<Option<Regex>> = LazyLock::new(|| {
-    Regex::new(
-        r"\b[0-7]?[0-7]{3}\b|\b[r-][w-][xsStT-]{1}[r-][w-][xsStT-][r-][w-][xsStT-]\b|\bsticky\b",
+static DURATION_Q: Pattern = LazyLock::new(|| {
+    regex(
+        r"\bhow (many|much) (business |working |calendar )?(seconds|minutes|hours|days|weeks|months|years)\b|\bwithin how\b",
     )
-    .ok()
 });
-static NUMBER_A: LazyLock<Option<Regex>> =
-    LazyLock::new(|| Regex::new(&format!(r"(?i)\b(\d+|{NUMBER_WORDS})\b")).ok());
+static FREQUENCY_Q: Pattern = LazyLock::new(|| regex(r"\bhow often\b|\bhow frequently\b"));
+static MONEY_Q: Pattern = LazyLock::new(|| {
+    regex(
+        r"\b(salary|stipend|wage|fee|fine|price|penalty amount|how much (money|does|do|is|are|will)[^?]*\b(pay|cost|charge)\w*)\b",
+    )
+});
+static MODE_Q: Pattern = LazyLock::new(|| regex(r"\b(permission|file) mode\b|\bwhat mode\b"));
+static NUMBER_Q: Pattern = LazyLock::new(|| {
+    regex(
+        r"\bhow many\b|\bhow long\b|\bwhat (minimum|maximum) [a-z ]*(length|number|size|count|age)\b",
+    )
+});
+static JURISDICTION_Q: Pattern = LazyLock::new(|| {
+    regex(
+        r"\b(which|what) (country|country's|state|state's|court|courts|jurisdiction)\b|\bgoverning law\b|\blaw governs\b",
+    )
+});
+static JURISDICTION_A: Pattern = LazyLock::new(|| {
+    regex(
+        r"(?i)\b(courts?|jurisdiction|venue|governed by|construed (in accordance with|under)|laws? of (the )?[A-Z])",
+    )
+});
+/// Words that state an amount besides the number words: "hundred", "a single", "once".
+fn amount_words() -> String {
+    format!(
+        "{}|hundred|thousand|single|once|twice",
+        lexicon::number_words()
+    )
+}
+static DURATION_A: Pattern = LazyLock::new(|| {
+    regex(&format!(
+        r"(?i)\b(\d+|{amounts})([ -](business|working|calendar|full))?[ -](second|minute|hour|day|week|month|year)s?\b|\b(indefinitely|permanently|forever|immediately|promptly)\b",
+        amounts = amount_words()
+    ))
+});
+static FREQUENCY_A: Pattern = LazyLock::new(|| {
+    regex(&format!(
+        r"(?i)\b(every|each|per|once a|twice a|times a)\b[^.]{{0,20}}\b(second|minute|hour|day|week|month|quarter|year|release|upload)s?\b|\b(daily|weekly|monthly|quarterly|annually|yearly|biannually|hourly|regularly|periodically)\b|\b({amounts}|\d+) times\b",
+        amounts = amount_words()
+    ))
+});
+static MONEY_A: Pattern = LazyLock::new(|| {
+    regex(
+        r"(?i)[$€£¥]\s?\d|\b\d[\d,.]*\s?(usd|eur|gbp|rm|dollars?|euros?|pounds?|ringgit)\b|\b(usd|eur|gbp|rm)\s?\d|\b(no|without|free of) (charge|fee|payment|salary|compensation)\b|\b(unpaid|volunteers?|paid)\b",
+    )
+});
+static MODE_A: Pattern = LazyLock::new(|| {
+    regex(r"\b[0-7]?[0-7]{3}\b|\b[r-][w-][xsStT-]{1}[r-][w-][xsStT-][r-][w-][xsStT-]\b|\bsticky\b")
+});
+static NUMBER_A: Pattern = LazyLock::new(|| regex(&format!(r"(?i)\b(\d+|{})\b", amount_words())));
 
 /// The kind of value a question asks for, if it names one clearly.
 pub fn expected(question: &str) -> Option<Expected> {
     let q = question.to_lowercase();
-    let is = |r: &LazyLock<Option<Regex>>| r.as_ref().is_some_and(|re| re.is_match(&q));
+    let is = |r: &Pattern| r.as_ref().is_some_and(|re| re.is_match(&q));
     if is(&FREQUENCY_Q) {
         Some(Expected::Frequency)
     } else if is(&DURATION_Q) {
@@ -507,5 +526,23 @@ mod tests {
                 &evidence[0].text
             ) < 0.3
         );
+    }
+
+    #[test]
+    fn every_pattern_compiles() {
+        assert!(crate::agent::rules::all_compile(&[
+            &DURATION_Q,
+            &FREQUENCY_Q,
+            &MONEY_Q,
+            &MODE_Q,
+            &NUMBER_Q,
+            &JURISDICTION_Q,
+            &JURISDICTION_A,
+            &DURATION_A,
+            &FREQUENCY_A,
+            &MONEY_A,
+            &MODE_A,
+            &NUMBER_A
+        ]));
     }
 }

@@ -3,7 +3,7 @@
 //!
 //! Owns: choosing the source and the targets, retrieval per source statement and target
 //! (spec 002's short-source mode; a document source is sampled evenly first, its long-source
-//! mode), the extractive rule pass of [`super::audit`], the generative pass (one model call,
+//! mode), the extractive rule pass of [`crate::agent::rules::audit`], the generative pass (one model call,
 //! findings as JSON, every quote verified), and the report and its Markdown. Must not: flag a
 //! conflict that no rule or verified model finding supports, or cite an unverified quote.
 
@@ -11,12 +11,15 @@ use std::collections::HashMap;
 
 use serde::Deserialize;
 
-use super::audit::{self, Deontic};
-use super::types::*;
-use super::{
-    Agent, Emit, Node, Transition, complete_parsed, evidence_of, label, refusal, resolve, text,
-};
 use crate::Error;
+use crate::agent::evidence::{evidence_of, label, refusal};
+use crate::agent::graph::{Node, Transition};
+use crate::agent::model::complete_parsed;
+use crate::agent::resolve;
+use crate::agent::rules::audit::{self, Deontic};
+use crate::agent::rules::text;
+use crate::agent::types::*;
+use crate::agent::{Agent, Emit};
 use crate::library::SearchRequest;
 use crate::store::{DocType, Document, Profile};
 
@@ -42,7 +45,7 @@ struct Source {
 
 impl Agent<'_> {
     /// Runs the Audit action (both modes) and leaves the answer in `state`.
-    pub(super) async fn audit(
+    pub(in crate::agent) async fn audit(
         &self,
         profile: &Profile,
         state: &mut RunState,
@@ -288,7 +291,7 @@ impl Agent<'_> {
             if r.id == state.user_message_id || r.id == state.assistant_message_id {
                 continue;
             }
-            let candidate = if r.role == "user" {
+            let candidate = if r.role == Role::User.as_str() {
                 audit::pasted_source(&resolve::strip_tags_keep_lines(&r.content))
             } else {
                 None
@@ -306,7 +309,7 @@ impl Agent<'_> {
         Ok(rows
             .iter()
             .rev()
-            .find(|r| r.role == "assistant" && r.id != state.assistant_message_id)
+            .find(|r| r.role == Role::Assistant.as_str() && r.id != state.assistant_message_id)
             .map(|r| Source {
                 text: r.content.clone(),
                 kind: AuditSource::EarlierMessage {
@@ -540,7 +543,7 @@ impl Agent<'_> {
             source.text,
             resolve::strip_tags(&state.question)
         );
-        let name = model.settings().model_for(Action::Audit);
+        let name = model.settings().model_for(Action::Audit.as_str());
         let messages = vec![Message::System(system), Message::User(user)];
         let (parsed, usage) = complete_parsed(
             model,

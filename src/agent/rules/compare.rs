@@ -8,38 +8,26 @@
 use std::cmp::Ordering;
 use std::collections::HashSet;
 
-use regex::Regex;
+use super::lexicon;
+use super::{Pattern, regex};
 use std::sync::LazyLock;
 
 // A number, optionally followed by a unit word, or a currency before it.
-static QUANTITY: LazyLock<Option<Regex>> = LazyLock::new(|| {
-    Regex::new(
+static QUANTITY: Pattern = LazyLock::new(|| {
+    regex(
         r"(?ix)
         \b(?:(?:USD|EUR|GBP|RM|MYR|\$|€|£)\s?)?
         \d+(?:[.,]\d+)*
         (?:\s?(?:%|per\s?cent|percent|days?|weeks?|months?|years?|hours?|minutes?|business\s+days?|working\s+days?))?",
     )
-    .ok()
 });
 
-static SPELLED: LazyLock<Option<Regex>> = LazyLock::new(|| {
-    Regex::new(
-        r"(?i)\b(one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|thirty|sixty|ninety)[\s-](days?|weeks?|months?|years?|hours?|working days?|business days?)\b",
-    )
-    .ok()
+static SPELLED: Pattern = LazyLock::new(|| {
+    regex(&format!(
+        r"(?i)\b({})[\s-](days?|weeks?|months?|years?|hours?|working days?|business days?)\b",
+        lexicon::number_words()
+    ))
 });
-
-const MODALS: [&str; 9] = [
-    "must not",
-    "shall not",
-    "may not",
-    "must",
-    "shall",
-    "should",
-    "may",
-    "is required to",
-    "is encouraged to",
-];
 
 /// Quantities in a text, normalised ("10 days", "8 per cent"), in order, without repeats.
 pub fn quantities(text: &str) -> Vec<String> {
@@ -72,7 +60,7 @@ pub fn modals(text: &str) -> Vec<&'static str> {
     let lower = format!(" {} ", text.to_lowercase());
     let mut out: Vec<&'static str> = Vec::new();
     let mut rest = lower.clone();
-    for m in MODALS {
+    for m in lexicon::MODALS {
         let needle = format!(" {m} ");
         if rest.contains(&needle) {
             out.push(m);
@@ -191,11 +179,8 @@ pub fn novelty(sentence: &str, other: &HashSet<u64>) -> f32 {
 }
 
 // "Apart from termination and relicensing, what did 1.3 add": what the reader already knows.
-static EXCLUDED: LazyLock<Option<Regex>> = LazyLock::new(|| {
-    Regex::new(
-        r"(?i)\b(?:apart from|other than|aside from|besides|except for|excluding)\s+([^,;?.]+)",
-    )
-    .ok()
+static EXCLUDED: Pattern = LazyLock::new(|| {
+    regex(r"(?i)\b(?:apart from|other than|aside from|besides|except for|excluding)\s+([^,;?.]+)")
 });
 
 /// The part of a question the reader sets aside ("apart from X", "other than X"), if any.
@@ -208,13 +193,16 @@ pub fn excluded(question: &str) -> Option<String> {
 }
 
 // "Which statement was dropped", "what did 13.20 remove": the older version holds the answer.
-static REMOVALS: LazyLock<Option<Regex>> = LazyLock::new(|| {
-    Regex::new(r"(?i)\b(dropped|removed?|deleted|omitted|no longer|left out|taken out)\b").ok()
-});
 
 /// Whether a question asks what a newer version no longer has.
 pub fn asks_removals(question: &str) -> bool {
-    REMOVALS.as_ref().is_some_and(|re| re.is_match(question))
+    let lower = question.to_lowercase();
+    ["no longer", "left out", "taken out"]
+        .iter()
+        .any(|p| lower.contains(p))
+        || lower
+            .split(|c: char| !c.is_alphanumeric())
+            .any(lexicon::is_removal)
 }
 
 #[cfg(test)]
@@ -304,5 +292,12 @@ mod tests {
             "which statement about the manual was dropped"
         ));
         assert!(!asks_removals("what was added"));
+    }
+
+    #[test]
+    fn every_pattern_compiles() {
+        assert!(crate::agent::rules::all_compile(&[
+            &QUANTITY, &SPELLED, &EXCLUDED
+        ]));
     }
 }

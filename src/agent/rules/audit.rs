@@ -12,10 +12,11 @@
 use std::collections::HashSet;
 use std::sync::LazyLock;
 
-use regex::Regex;
+use super::lexicon::{self, CURRENCIES, PERCENT, TIME_UNITS};
+use super::{Pattern, regex};
 
 use super::text;
-use super::types::{AuditRule, Severity};
+use crate::agent::types::{AuditRule, Severity};
 
 /// How a clause binds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -123,37 +124,53 @@ pub struct Conflict {
     pub suggestion: String,
 }
 
-static PATH: LazyLock<Option<Regex>> = LazyLock::new(|| {
-    Regex::new(r"(?:^|[\s(“\x22'])(/[A-Za-z0-9_.<>*-]+(?:/[A-Za-z0-9_.<>*-]+)*)").ok()
-});
-static REQUIRED_PATH: LazyLock<Option<Regex>> = LazyLock::new(|| {
-    Regex::new(
+static PATH: Pattern =
+    LazyLock::new(|| regex(r"(?:^|[\s(“\x22'])(/[A-Za-z0-9_.<>*-]+(?:/[A-Za-z0-9_.<>*-]+)*)"));
+static REQUIRED_PATH: Pattern = LazyLock::new(|| {
+    regex(
         r"(?i)\b(?:must|shall|should|is to|are to)\s+(?:only\s+)?(?:be\s+)?(?:installed|placed|located|stored|kept|put|written|found|created)\s+(?:in|into|under|to|at|below)\s+(?:the\s+)?(?:directory\s+|hierarchy\s+)?(/[A-Za-z0-9_.<>*-]+(?:/[A-Za-z0-9_.<>*-]+)*)",
     )
-    .ok()
 });
-static LABELLED: LazyLock<Option<Regex>> =
-    LazyLock::new(|| Regex::new(r"(?i)\b(mode|umask|port)\s+([0-9]{2,5})\b").ok());
-static BOUND: LazyLock<Option<Regex>> = LazyLock::new(|| {
-    Regex::new(
-        r"(?ix)\b((?:a\s+)?(?:minimum|maximum)\s+(?:[a-z-]+\s+){0,4}?of|at\s+least|no\s+less\s+than|not\s+less\s+than|a\s+minimum\s+of|minimum\s+of|within|no\s+more\s+than|not\s+more\s+than|at\s+most|a\s+maximum\s+of|maximum\s+of|not\s+(?:to\s+)?exceed(?:ing)?|up\s+to)\s+
-        ((?:USD|EUR|GBP|RM|MYR|\$|€|£)\s?)?
-        (\d+(?:[.,]\d+)?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|thirty|sixty|ninety)
-        \s*(%|per\s?cent|percent|days?|weeks?|months?|years?|hours?|business\s+days?|working\s+days?)?",
-    )
-    .ok()
+static LABELLED: Pattern = LazyLock::new(|| regex(r"(?i)\b(mode|umask|port)\s+([0-9]{2,5})\b"));
+/// A numeric bound: "at least 30 days", "no more than EUR 500", "within two weeks".
+static BOUND: Pattern = LazyLock::new(|| {
+    regex(&format!(
+        r"(?ix)\b((?:a\s+)?(?:minimum|maximum)\s+(?:[a-z-]+\s+){{0,4}}?of|at\s+least|no\s+less\s+than|not\s+less\s+than|a\s+minimum\s+of|minimum\s+of|within|no\s+more\s+than|not\s+more\s+than|at\s+most|a\s+maximum\s+of|maximum\s+of|not\s+(?:to\s+)?exceed(?:ing)?|up\s+to)\s+
+        ((?:{CURRENCIES})\s?)?
+        (\d+(?:[.,]\d+)?|{numbers})
+        \s*({PERCENT}|{TIME_UNITS})?",
+        numbers = lexicon::number_words(),
+    ))
 });
-static QUANTITY: LazyLock<Option<Regex>> = LazyLock::new(|| {
-    Regex::new(
+/// A quantity: a number with an optional currency before it and unit after it.
+static QUANTITY: Pattern = LazyLock::new(|| {
+    regex(&format!(
         r"(?ix)
-        ((?:USD|EUR|GBP|RM|MYR|\$|€|£)\s?)?
-        \b(\d+(?:[.,]\d+)?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|thirty|sixty|ninety)\b
-        \s*(%|per\s?cent|percent|days?|weeks?|months?|years?|hours?|business\s+days?|working\s+days?)?",
-    )
-    .ok()
+        ((?:{CURRENCIES})\s?)?
+        \b(\d+(?:[.,]\d+)?|{numbers})\b
+        \s*({PERCENT}|{TIME_UNITS})?",
+        numbers = lexicon::number_words(),
+    ))
 });
-static LIST_ITEM: LazyLock<Option<Regex>> =
-    LazyLock::new(|| Regex::new(r"^\(?(?:[a-h]|[ivx]{1,4}|\d{1,2})[).]\s+[a-z]").ok());
+static LIST_ITEM: Pattern =
+    LazyLock::new(|| regex(r"^\(?(?:[a-h]|[ivx]{1,4}|\d{1,2})[).]\s+[a-z]"));
+
+/// A quoted phrase, straight or curly quotes.
+static QUOTED: Pattern = LazyLock::new(|| regex(r#""[^"]*"|“[^”]*”"#));
+
+/// A list marker at the start of a line: a bullet, "(a)", "iv.", "2)".
+static MARKER: Pattern =
+    LazyLock::new(|| regex(r"^\s*(?:[•\-*]|\(?(?:[a-h]|[ivx]{1,4}|\d{1,2})[).])\s+"));
+
+/// A lettered item inside a sentence: "… the following: (a) …".
+static ITEM: Pattern = LazyLock::new(|| regex(r"(?:^|[\s:;])\(?[a-h]\)\s"));
+
+/// A condition that makes an act acceptable or not: "without the owner's consent".
+static CONDITION: Pattern = LazyLock::new(|| {
+    regex(
+        r"with or without|without (?:the )?(?:\w+ ){0,2}(?:permission|consent|approval|authori[sz]ation|consideration|justification|agreement)",
+    )
+});
 
 /// Phrases that are each other's opposite: a clause requiring one and a statement using the
 /// other conflict. Index pairs: 2k and 2k+1 are opposites.
@@ -166,12 +183,6 @@ const POLES: [&str; 8] = [
     "exits with status 1",
     "encrypted",
     "unencrypted",
-];
-
-/// Words that mean removing something: "strip", "delete" (a negation before one cancels it).
-const REMOVALS: [&str; 12] = [
-    "delete", "remove", "drop", "strip", "omit", "discard", "erase", "purge", "exclude", "abolish",
-    "withdraw", "waive",
 ];
 
 /// Concepts several words share, so "fee" meets "sell" and "licence" meets "licensed"
@@ -245,8 +256,6 @@ fn lower(text_: &str) -> String {
 /// Quoted material ("frobnicate: Cannot open file.") is an example, not a statement: its
 /// words do not negate anything.
 fn unquote(l: &str) -> String {
-    static QUOTED: LazyLock<Option<Regex>> =
-        LazyLock::new(|| Regex::new(r#""[^"]*"|“[^”]*”"#).ok());
     match QUOTED.as_ref() {
         Some(re) => re.replace_all(l, " ").into_owned(),
         None => l.to_owned(),
@@ -277,8 +286,6 @@ fn first_clause(governed: &str) -> &str {
 
 /// Leading list markers ("3. ", "b) ", "(ii) ", "• ") are layout, not words.
 fn strip_marker(sentence: &str) -> &str {
-    static MARKER: LazyLock<Option<Regex>> =
-        LazyLock::new(|| Regex::new(r"^\s*(?:[•\-*]|\(?(?:[a-h]|[ivx]{1,4}|\d{1,2})[).])\s+").ok());
     match MARKER.as_ref().and_then(|re| re.find(sentence)) {
         Some(m) => &sentence[m.end()..],
         None => sentence,
@@ -288,8 +295,6 @@ fn strip_marker(sentence: &str) -> &str {
 /// Splits a sentence holding a list ("… the following: a) cause …; and b) cause …") into its
 /// introduction and items, each with its byte offset in the sentence.
 pub fn list_items(sentence: &str) -> Vec<(usize, &str)> {
-    static ITEM: LazyLock<Option<Regex>> =
-        LazyLock::new(|| Regex::new(r"(?:^|[\s:;])\(?[a-h]\)\s").ok());
     let Some(re) = ITEM.as_ref() else {
         return vec![(0, sentence)];
     };
@@ -317,42 +322,35 @@ pub fn list_items(sentence: &str) -> Vec<(usize, &str)> {
 /// Conditions such as "without prior written permission" restrict a rule; they do not negate
 /// its content.
 fn strip_conditions(lower_text: &str) -> String {
-    static CONDITION: LazyLock<Option<Regex>> = LazyLock::new(|| {
-        Regex::new(r"with or without|without (?:the )?(?:\w+ ){0,2}(?:permission|consent|approval|authori[sz]ation|consideration|justification|agreement)").ok()
-    });
     match CONDITION.as_ref() {
         Some(re) => re.replace_all(lower_text, " ").into_owned(),
         None => lower_text.to_owned(),
     }
 }
 
-const NEGATIONS: [&str; 14] = [
-    " not ",
-    "n't ",
-    " no ",
-    " never ",
-    " without ",
-    " no longer ",
-    " instead of ",
-    " nothing ",
-    " none ",
-    " neither ",
-    " nor ",
-    " nobody ",
-    " cannot ",
-    " lack ",
-];
+/// Negations as they are matched inside a padded lower-case text: the shared negation words,
+/// the contraction "n't", and the substitution "instead of" (doing one thing instead of another
+/// negates the other).
+static NEGATIONS: LazyLock<Vec<String>> = LazyLock::new(|| {
+    let mut all: Vec<String> = lexicon::NEGATIONS
+        .iter()
+        .map(|w| format!(" {w} "))
+        .collect();
+    all.extend([
+        "n't ".to_owned(),
+        " no longer ".to_owned(),
+        " instead of ".to_owned(),
+    ]);
+    all
+});
 
 fn has_negation(l: &str) -> bool {
-    NEGATIONS.iter().any(|n| l.contains(n))
+    NEGATIONS.iter().any(|n| l.contains(n.as_str()))
 }
 
 fn has_removal(l: &str) -> bool {
-    l.split(|c: char| !c.is_alphanumeric()).any(|w| {
-        REMOVALS
-            .iter()
-            .any(|r| w.starts_with(r) && w.len() <= r.len() + 4)
-    })
+    l.split(|c: char| !c.is_alphanumeric())
+        .any(lexicon::is_removal)
 }
 
 /// Whether a text (a statement part or a clause's governed content) affirms what it says:
@@ -555,31 +553,14 @@ fn poles(l: &str) -> Vec<usize> {
         .collect()
 }
 
-fn number(word: &str) -> Option<f64> {
-    let w = word.to_lowercase();
-    let spelled = [
-        "zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten",
-        "eleven", "twelve",
-    ];
-    if let Some(i) = spelled.iter().position(|s| *s == w) {
-        return Some(i as f64);
-    }
-    match w.as_str() {
-        "fifteen" => Some(15.0),
-        "twenty" => Some(20.0),
-        "thirty" => Some(30.0),
-        "sixty" => Some(60.0),
-        "ninety" => Some(90.0),
-        _ => w.replace(',', "").parse().ok(),
-    }
-}
-
 fn measure(currency: Option<&str>, n: f64, unit: Option<&str>) -> Option<(f64, Dimension)> {
     if currency.is_some() {
         return Some((n, Dimension::Money));
     }
     let unit = unit?.to_lowercase();
-    let days = if unit.contains("hour") {
+    let days = if unit.contains("minute") {
+        1.0 / 1440.0
+    } else if unit.contains("hour") {
         1.0 / 24.0
     } else if unit.contains("day") {
         1.0
@@ -602,7 +583,7 @@ fn bounds(text_: &str) -> Vec<Bound> {
     re.captures_iter(text_)
         .filter_map(|c| {
             let kind = c.get(1)?.as_str().to_lowercase();
-            let n = number(c.get(3)?.as_str())?;
+            let n = lexicon::number(c.get(3)?.as_str())?;
             let (value, dimension) = measure(
                 c.get(2).map(|m| m.as_str()),
                 n,
@@ -626,7 +607,7 @@ fn quantities(text_: &str) -> Vec<(String, f64, Dimension)> {
     };
     re.captures_iter(text_)
         .filter_map(|c| {
-            let n = number(c.get(2)?.as_str())?;
+            let n = lexicon::number(c.get(2)?.as_str())?;
             let (v, d) = measure(
                 c.get(1).map(|m| m.as_str()),
                 n,
@@ -696,11 +677,11 @@ pub fn statement(sentence: &str) -> Statement {
         let padded = format!(" {} ", p.trim());
         let verbal = NEGATIONS
             .iter()
-            .filter(|n| !matches!(**n, " nothing " | " none " | " nobody " | " no "))
-            .any(|n| padded.contains(n));
+            .filter(|n| !matches!(n.as_str(), " nothing " | " none " | " nobody " | " no "))
+            .any(|n| padded.contains(n.as_str()));
         let negated = NEGATIONS
             .iter()
-            .filter_map(|n| padded.find(n).map(|i| i + n.len()))
+            .filter_map(|n| padded.find(n.as_str()).map(|i| i + n.len()))
             .min()
             .map(|i| {
                 terms(
@@ -1101,5 +1082,21 @@ mod tests {
             conflict("The weather was fine and nobody complained.", rule),
             None
         );
+    }
+
+    #[test]
+    fn every_pattern_compiles() {
+        assert!(crate::agent::rules::all_compile(&[
+            &PATH,
+            &REQUIRED_PATH,
+            &LABELLED,
+            &BOUND,
+            &QUANTITY,
+            &LIST_ITEM,
+            &QUOTED,
+            &MARKER,
+            &ITEM,
+            &CONDITION
+        ]));
     }
 }

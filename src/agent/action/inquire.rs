@@ -1,0 +1,400 @@
+//! Inquire: answers a question from the passages retrieval ranks best, every sentence a verified
+//! quote (or the model's answer grounded in them), and the catalogue questions ("which documents
+//! …") from the library itself. Must not: judge confidence (the graph's check does).
+
+use std::collections::{HashMap, HashSet};
+
+use crate::Error;
+use crate::agent::evidence::*;
+use crate::agent::graph::{Node, Transition};
+use crate::agent::model::redactor_of;
+use crate::agent::resolve;
+use crate::agent::rules::{extractive, text};
+use crate::agent::types::*;
+use crate::agent::{Agent, Emit};
+use crate::index::Scope;
+use crate::library::SearchRequest;
+use crate::store::{DocStatus, Document, Profile};
+
+/// Passages retrieved per question (before the caps below).
+const SEARCH_K: usize = 20;
+/// Most passages of one document kept as evidence, so one long document cannot crowd out the
+/// others (more finds more of one document, fewer keeps the others in view).
+const PER_DOCUMENT: usize = 5;
+/// Most passages kept as evidence in all: what sentence choice and confidence look at.
+const MAX_EVIDENCE: usize = 12;
+/// Adaptive k: a passage whose vector similarity is below this *and* that full text ranked
+/// below [`MAX_TEXT_RANK`] (or not at all) is dropped as noise. Raising it drops more weak
+/// paraphrases; lowering it lets unrelated passages into the evidence.
+const MIN_VECTOR_SCORE: f32 = 0.2;
+/// See [`MIN_VECTOR_SCORE`]: full-text ranks up to this keep a passage whatever its vector.
+const MAX_TEXT_RANK: usize = 10;
+
+impl Agent<'_> {
+    /// Inquire: retrieval into evidence, the best sentences (or the model's answer) cited with
+    /// verified quotes, and what confidence needs to judge them.
+    pub(in crate::agent) async fn inquire(
+        &self,
+        profile: &Profile,
+        state: &mut RunState,
+        emit: Emit<'_>,
+    ) -> Result<Transition, Error> {
+        let own = resolve::strip_tags(&state.question);
+        if let Some(answer) = self.catalogue_answer(profile, &own).await? {
+            state.answer = Some(answer);
+            return Ok(Transition::Next(Node::Format));
+        }
+        let resolved = resolved_ids(state);
+        let req = SearchRequest {
+            query: state.standalone.clone().unwrap_or_else(|| own.clone()),
+            k: SEARCH_K,
+            documents: resolved,
+            set: state.set.clone(),
+            doc_type: None,
+        };
+        let scope: Scope = self.lib.resolve_scope(profile, &req).await?;
+        if scope.document_ids.is_empty() {
+            let empty = self
+                .lib
+                .documents(profile)
+                .await?
+                .iter()
+                .all(|d| d.status != DocStatus::Ready);
+            state.answer = Some(refusal(if empty {
+                "The library is empty. Add a PDF to the library, then ask again."
+            } else {
+                "No searchable document is in scope for this question."
+            }));
+            if state.web && state.web_citations.is_none() {
+                let terms = extractive::question_terms(&own, "");
+                state.web_citations = Some(self.web_citations(profile, state, &terms).await?);
+            }
+            return Ok(Transition::Next(Node::Format));
+        }
+        let hits = self.lib.search(profile, &req).await?;
+        // Per-document cap so one long document cannot crowd out the others.
+        let mut per_doc: HashMap<String, usize> = HashMap::new();
+        let mut evidence = Vec::new();
+        for h in hits {
+            let n = per_doc.entry(h.hit.document_id.clone()).or_default();
+            if *n >= PER_DOCUMENT || evidence.len() >= MAX_EVIDENCE {
+                continue;
+            }
+            // Adaptive k: weak vector matches that full text did not find are dropped.
+            if h.hit.vector_score.unwrap_or(0.0) < MIN_VECTOR_SCORE
+                && h.hit.text_rank.is_none_or(|r| r > MAX_TEXT_RANK)
+            {
+                continue;
+            }
+            *n += 1;
+            evidence.push(evidence_of(&h));
+        }
+        state.evidence = evidence;
+        // Words borrowed from earlier turns: the deterministic rewrite marks them, a rewrite by
+        // the model is the whole standalone question.
+        let context = match state.standalone.as_deref() {
+            Some(s) if s.contains("(context: ") => s
+                .split_once("(context: ")
+                .map(|(_, c)| c.to_owned())
+                .unwrap_or_default(),
+            Some(s) if s != own => s.to_owned(),
+            _ => String::new(),
+        };
+        let mut terms = extractive::question_terms(&own, &context);
+        // The name of a document the question is scoped to says nothing about the answer
+        // ("Under the Artistic License, what may …" must not pick the title line).
+        for doc in self.resolved_documents(profile, state).await? {
+            let name_terms = extractive::stems(&format!("{} {}", doc.title, doc.version));
+            if terms.keys().any(|t| !name_terms.contains(t)) {
+                terms.retain(|t, _| !name_terms.contains(t));
+            }
+        }
+        let mut citations = Vec::new();
+        let mut proposed = 0usize;
+        let mut usage = None;
+        let body = match (state.mode, self.chat_model(profile)) {
+            (Mode::Generative, Some(model)) => {
+                let g = self.generate(profile, state, &model, emit).await?;
+                let mut u = g.usage;
+                if let Some(r) = &state.rewrite_usage {
+                    u.prompt_tokens += r.prompt_tokens;
+                    u.completion_tokens += r.completion_tokens;
+                    u.cost_usd += r.cost_usd;
+                }
+                usage = Some(u);
+                proposed = g.proposed;
+                for (i, doc_char, quote) in g.quotes {
+                    if let Some(c) = self
+                        .cite(profile, &state.evidence[i], doc_char, &quote)
+                        .await?
+                        && !citations.iter().any(|x: &Citation| x.quote == c.quote)
+                    {
+                        citations.push(c);
+                    }
+                }
+                if g.no_answer {
+                    citations.clear();
+                }
+                g.text
+            }
+            _ => {
+                for p in extractive::pick(&terms, &state.evidence, 3) {
+                    proposed += 1;
+                    if let Some(c) = self
+                        .cite(
+                            profile,
+                            &state.evidence[p.evidence],
+                            p.doc_char,
+                            &p.sentence.text,
+                        )
+                        .await?
+                    {
+                        citations.push(c);
+                    }
+                }
+                citations
+                    .iter()
+                    .map(|c| {
+                        format!(
+                            "“{}” (📄 {}, p. {})",
+                            c.quote,
+                            label(&c.title, &c.version),
+                            c.page
+                        )
+                    })
+                    .collect::<Vec<_>>()
+                    .join("\n\n")
+            }
+        };
+        let cited_text: String = citations
+            .iter()
+            .map(|c| c.quote.as_str())
+            .collect::<Vec<_>>()
+            .join(" ");
+        let coverage = extractive::coverage(&terms, &cited_text);
+        let retrieval = state
+            .evidence
+            .iter()
+            .map(|e| e.vector_score)
+            .fold(0.0f32, f32::max);
+        let evidence_texts: Vec<&str> = state.evidence.iter().map(|e| e.text.as_str()).collect();
+        let mut missing = extractive::missing_anchors(&own, &evidence_texts);
+        // A term that names a document the evidence comes from ("GPL" for "GPL-1") is about
+        // which document, not about its content.
+        if !missing.is_empty() {
+            let mut names = String::new();
+            for id in state
+                .evidence
+                .iter()
+                .map(|e| e.document_id.as_str())
+                .collect::<HashSet<_>>()
+            {
+                if let Ok(d) = self.lib.store().document(&profile.id, id).await {
+                    names.push_str(&format!(" {} {} ", d.title, d.file_name));
+                }
+            }
+            let names = names.to_lowercase();
+            missing.retain(|a| !extractive::contains_word(&names, &a.to_lowercase()));
+        }
+        // A question that asks for a kind of value ("within how many hours", "how often", "what
+        // salary") is not answered by quotes that hold none.
+        if let Some(kind) = extractive::expected(&own)
+            && !citations.is_empty()
+            && !extractive::has_value(kind, &cited_text)
+        {
+            missing.push(kind.describe().to_owned());
+        }
+        let verification = if proposed == 0 {
+            0.0
+        } else {
+            citations.len() as f32 / proposed as f32
+        };
+        if state.web && state.web_citations.is_none() {
+            state.web_citations = Some(self.web_citations(profile, state, &terms).await?);
+        }
+        state.answer = Some(Answer {
+            status: Status::Answered,
+            text: body,
+            citations,
+            confidence: Some(Confidence {
+                level: Level::Low,
+                score: 0.0,
+                reason: String::new(),
+                retrieval,
+                coverage,
+                verification,
+                missing,
+            }),
+            options: Vec::new(),
+            usage,
+            audit: None,
+        });
+        Ok(Transition::Next(Node::CheckConfidence))
+    }
+
+    /// Searches the web for the question and keeps the best sentences of the results as web
+    /// citations (verbatim from the returned extracts, at most three).
+    pub(in crate::agent) async fn web_citations(
+        &self,
+        profile: &Profile,
+        state: &RunState,
+        terms: &HashMap<String, f32>,
+    ) -> Result<Vec<Citation>, Error> {
+        let own = resolve::strip_tags(&state.question);
+        let query = state.standalone.clone().unwrap_or(own);
+        let query = query
+            .split_once(" (context: ")
+            .map_or(query.as_str(), |(q, _)| q)
+            .to_owned();
+        let results = crate::web::search(
+            &self.lib.settings().web,
+            &query,
+            redactor_of(profile).as_ref(),
+        )
+        .await?;
+        let pseudo: Vec<Evidence> = results
+            .iter()
+            .map(|r| Evidence {
+                chunk_id: r.url.clone(),
+                document_id: String::new(),
+                text: r.content.clone(),
+                char_start: 0,
+                page: 0,
+                vector_score: r.score,
+                text_rank: None,
+                score: r.score,
+            })
+            .collect();
+        let mut out: Vec<Citation> = Vec::new();
+        for p in extractive::pick(terms, &pseudo, 3) {
+            let r = &results[p.evidence];
+            let quote = text::clip(&p.sentence.text, 300).to_owned();
+            if !r.content.contains(&quote) || out.iter().any(|c| c.quote == quote) {
+                continue;
+            }
+            out.push(Citation {
+                source_type: SourceType::Web,
+                document_id: String::new(),
+                title: if r.title.is_empty() {
+                    r.url.clone()
+                } else {
+                    r.title.clone()
+                },
+                version: String::new(),
+                file_name: String::new(),
+                page: 0,
+                chunk_id: String::new(),
+                quote,
+                url: Some(r.url.clone()),
+            });
+        }
+        Ok(out)
+    }
+
+    pub(in crate::agent) async fn catalogue_answer(
+        &self,
+        profile: &Profile,
+        own: &str,
+    ) -> Result<Option<Answer>, Error> {
+        let m = own.to_lowercase();
+        let asks_list = [
+            "which versions",
+            "what versions",
+            "list my",
+            "list all",
+            "list the",
+            "which documents do i have",
+            "what documents do i have",
+            "which documents are in",
+            "what is in my library",
+            "what's in my library",
+        ]
+        .iter()
+        .any(|p| m.contains(p));
+        if !asks_list {
+            return Ok(None);
+        }
+        let docs = self.lib.documents(profile).await?;
+        let want_type = if m.contains("regulat") {
+            Some(crate::store::DocType::Regulatory)
+        } else if m.contains("polic") && !m.contains("regulat") {
+            Some(crate::store::DocType::Policy)
+        } else {
+            None
+        };
+        let terms: Vec<String> = text::content_terms(&m)
+            .into_iter()
+            .filter(|t| {
+                ![
+                    "versions",
+                    "list",
+                    "documents",
+                    "regulatory",
+                    "policies",
+                    "library",
+                    "have",
+                    "my",
+                    "all",
+                ]
+                .contains(&t.as_str())
+            })
+            .collect();
+        let mut rows: Vec<&Document> = docs
+            .iter()
+            .filter(|d| matches!(d.status, DocStatus::Ready | DocStatus::Disabled))
+            .filter(|d| want_type.is_none_or(|t| d.doc_type == t))
+            .filter(|d| {
+                !m.contains("versions")
+                    || terms.is_empty()
+                    || terms
+                        .iter()
+                        .any(|t| d.title.to_lowercase().contains(t.as_str()))
+            })
+            .collect();
+        rows.sort_by(|a, b| {
+            a.title
+                .to_lowercase()
+                .cmp(&b.title.to_lowercase())
+                .then(resolve::natural_cmp(&a.version, &b.version))
+        });
+        let text = if rows.is_empty() {
+            "The library holds no matching documents.".to_owned()
+        } else {
+            rows.iter()
+                .map(|d| {
+                    let mut l = format!(
+                        "- {} — {}, {} pages",
+                        d.label(),
+                        d.doc_type.as_str(),
+                        d.page_count
+                    );
+                    if d.superseded_by.is_some() {
+                        l.push_str(", superseded");
+                    }
+                    if d.status == DocStatus::Disabled {
+                        l.push_str(", disabled");
+                    }
+                    l
+                })
+                .collect::<Vec<_>>()
+                .join("\n")
+        };
+        Ok(Some(Answer {
+            status: Status::Answered,
+            text: format!("From the document catalogue:\n\n{text}"),
+            citations: Vec::new(),
+            confidence: Some(Confidence {
+                level: Level::High,
+                score: 1.0,
+                reason: "answered from the document catalogue".into(),
+                retrieval: 1.0,
+                coverage: 1.0,
+                verification: 1.0,
+                missing: Vec::new(),
+            }),
+            options: Vec::new(),
+            usage: None,
+            audit: None,
+        }))
+    }
+}

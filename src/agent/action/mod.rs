@@ -1,0 +1,12 @@
+//! The actions, one file each: what the agent does once it knows the action and the documents.
+//!
+//! Owns: one `impl Agent` per action — [`inquire`] (answer a question), [`summarize`] (the main
+//! points of documents), [`compare`] (documents or versions side by side), [`audit`] (a text
+//! checked against documents). Each fills the run's answer from verified quotes and says which
+//! node comes next. Must not: know the order of the graph's steps beyond its own transition, or
+//! persist anything.
+
+mod audit;
+mod compare;
+mod inquire;
+mod summarize;

@@ -1,0 +1,131 @@
+//! Evidence: search results as passages, quotes verified against their page, citations, and the
+//! shapes every action's answer shares (a refusal, a document label).
+//!
+//! Owns: `cite` (a quote becomes a citation only if it is found verbatim on its page),
+//! `evidence_of`, `refusal`, `label`. Must not: decide what to answer (the actions do).
+
+use crate::Error;
+
+use crate::agent::Agent;
+use crate::agent::rules::text;
+use crate::agent::types::*;
+use crate::library::SearchResult;
+use crate::store::Profile;
+
+impl Agent<'_> {
+    /// A citation for a sentence at `doc_char`, with the quote checked verbatim on its page.
+    pub(in crate::agent) async fn cite(
+        &self,
+        profile: &Profile,
+        e: &Evidence,
+        doc_char: u64,
+        sentence: &str,
+    ) -> Result<Option<Citation>, Error> {
+        let store = self.lib.store();
+        let starts = store.page_starts(&profile.id, &e.document_id).await?;
+        let page = starts
+            .iter()
+            .rev()
+            .find(|(_, s)| *s as u64 <= doc_char)
+            .map_or(e.page, |(p, _)| *p);
+        let Some(page_text) = store.page_text(&profile.id, &e.document_id, page).await? else {
+            return Ok(None);
+        };
+        let quote = text::clip(sentence, 300).to_owned();
+        let quote = if page_text.contains(&quote) {
+            quote
+        } else if let Some((s, t)) = text::find_quote(&page_text, &quote) {
+            page_text[s..t].to_owned()
+        } else {
+            return Ok(None);
+        };
+        let d = store.document(&profile.id, &e.document_id).await?;
+        Ok(Some(Citation {
+            source_type: SourceType::Document,
+            document_id: d.id,
+            title: d.title,
+            version: d.version,
+            file_name: d.file_name,
+            page,
+            chunk_id: e.chunk_id.clone(),
+            quote,
+            url: None,
+        }))
+    }
+}
+
+/// The ids of the documents a run resolved.
+pub(in crate::agent) fn resolved_ids(state: &RunState) -> Vec<String> {
+    state
+        .documents
+        .as_ref()
+        .map(|d| d.resolved.clone())
+        .unwrap_or_default()
+}
+
+/// Lower case with whitespace runs collapsed: two quotes are the same sentence when these match.
+pub(in crate::agent) fn flat(t: &str) -> String {
+    t.split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
+        .to_lowercase()
+}
+
+/// The start of a passage cut mid-sentence by chunking ("automatically terminate your rights…"):
+/// not a quote that stands on its own.
+pub(in crate::agent) fn is_fragment(s: &text::Sentence) -> bool {
+    s.start == 0 && s.text.starts_with(|c: char| c.is_lowercase())
+}
+
+/// A search result as a passage the agent reasons over.
+pub(in crate::agent) fn evidence_of(h: &SearchResult) -> Evidence {
+    Evidence {
+        chunk_id: h.hit.chunk_id.clone(),
+        document_id: h.hit.document_id.clone(),
+        text: h.hit.text.clone(),
+        char_start: h.hit.char_start,
+        page: h.page,
+        vector_score: h.hit.vector_score.unwrap_or(0.0),
+        text_rank: h.hit.text_rank,
+        score: h.hit.score,
+    }
+}
+
+pub(in crate::agent) fn refusal(message: &str) -> Answer {
+    Answer {
+        status: Status::Refused,
+        text: message.to_owned(),
+        citations: Vec::new(),
+        confidence: None,
+        options: vec![
+            ChoiceOption {
+                id: "tag_documents".into(),
+                label: "📄 Tag specific documents".into(),
+            },
+            ChoiceOption {
+                id: "rephrase".into(),
+                label: "Rephrase the question".into(),
+            },
+        ],
+        usage: None,
+        audit: None,
+    }
+}
+
+pub(in crate::agent) fn label(title: &str, version: &str) -> String {
+    if version.is_empty() {
+        title.to_owned()
+    } else {
+        format!("{title} ({version})")
+    }
+}
+
+pub(in crate::agent) fn union(a: &[String], b: &[String]) -> Vec<String> {
+    let mut out = a.to_vec();
+    for x in b {
+        if !out.contains(x) {
+            out.push(x.clone());
+        }
+    }
+    out
+}

@@ -1,0 +1,482 @@
+//! The nodes between contextualize and format: each reads and writes the run state and says which
+//! node comes next.
+//!
+//! Owns: rewriting a follow-up, choosing the action and the documents, validating the action's
+//! requirements, dispatching to the action, the confidence check and the final text. Must not:
+//! persist (see `persist`) or know one action's internals (see `action/`).
+
+use std::collections::HashMap;
+
+use super::{Node, Transition};
+use crate::Error;
+use crate::agent::evidence::*;
+use crate::agent::resolve;
+use crate::agent::types::*;
+use crate::agent::{Agent, Emit};
+use crate::library::SearchRequest;
+use crate::store::{DocStatus, Document, Profile};
+
+/// Weight of term coverage (the share of the question's terms the cited quotes hold) in the
+/// confidence score: the strongest signal that the quotes answer *this* question; raising it
+/// refuses more answers whose wording differs from the question's.
+const WEIGHT_COVERAGE: f32 = 0.55;
+/// Weight of the best passage's vector similarity: meaning without shared words; raising it
+/// accepts more paraphrases and more near-misses.
+const WEIGHT_RETRIEVAL: f32 = 0.3;
+/// Weight of the share of proposed quotes that verified on their page: a model's answer whose
+/// quotes mostly failed is trusted less.
+const WEIGHT_VERIFICATION: f32 = 0.15;
+/// When a specific term of the question (a code, a name) occurs in no passage, the score is
+/// capped at this fraction of the medium threshold (a refusal): trades answering questions that
+/// name something under another word for never answering about a thing the library lacks.
+const MISSING_TERM_CAP: f32 = 0.5;
+
+impl Agent<'_> {
+    pub(in crate::agent) async fn contextualize(
+        &self,
+        profile: &Profile,
+        state: &mut RunState,
+    ) -> Result<Transition, Error> {
+        let own = resolve::strip_tags(&state.question);
+        let standalone = if resolve::needs_context(&own) {
+            match self.previous_standalone(profile, state).await? {
+                Some(prev) if !prev.is_empty() => {
+                    match self.rewrite_follow_up(profile, state, &own).await {
+                        Some(rewritten) => rewritten,
+                        None => format!("{own} (context: {prev})"),
+                    }
+                }
+                _ => own,
+            }
+        } else {
+            own
+        };
+        state.standalone = Some(standalone);
+        Ok(Transition::Next(Node::ResolveIntent))
+    }
+
+    pub(in crate::agent) fn resolve_intent(&self, state: &mut RunState) -> Transition {
+        let (action, reason) = match state.explicit_action {
+            Some(a) => (a, "tagged explicitly"),
+            None => resolve::classify_intent(&resolve::strip_tags(&state.question)),
+        };
+        state.action = Some(action);
+        state.intent_reason = reason.to_owned();
+        Transition::Next(Node::ResolveDocuments)
+    }
+
+    pub(in crate::agent) async fn resolve_documents(
+        &self,
+        profile: &Profile,
+        state: &mut RunState,
+    ) -> Result<Transition, Error> {
+        let store = self.lib.store();
+        let mut explicit = Vec::new();
+        for id in &state.explicit_documents {
+            // Unknown ids and ids of other profiles are simply not found.
+            let d = store.document(&profile.id, id).await?;
+            if !matches!(d.status, DocStatus::Ready | DocStatus::Disabled) {
+                return Err(Error::InvalidInput(format!(
+                    "document {} is {} and cannot be used",
+                    d.id,
+                    d.status.as_str()
+                )));
+            }
+            explicit.push(d.id);
+        }
+        let own = resolve::strip_tags(&state.question);
+        let action = state.action.unwrap_or(Action::Inquire);
+        let mut res = DocResolution {
+            explicit: explicit.clone(),
+            ..DocResolution::default()
+        };
+        let docs = self.lib.documents(profile).await?;
+        let history = self.history_documents(profile, state).await?;
+        // "it" in a first question is ordinary English, not a reference to earlier documents.
+        let reference = resolve::reference(&own).filter(|_| history.iter().any(|h| !h.is_empty()));
+        if let Some(r) = reference {
+            let by_id: HashMap<&str, &Document> = docs.iter().map(|d| (d.id.as_str(), d)).collect();
+            let newer_first = |ids: &[String]| {
+                let mut v = ids.to_vec();
+                v.sort_by(|a, b| {
+                    let (da, db) = (by_id.get(a.as_str()), by_id.get(b.as_str()));
+                    let key = |d: Option<&&Document>| {
+                        d.map(|d| format!("{} {}", d.title, d.version))
+                            .unwrap_or_default()
+                    };
+                    resolve::natural_cmp(&key(db), &key(da))
+                });
+                v
+            };
+            let (inferred, certainty, reasoning) =
+                resolve::resolve_reference(r, &history, &newer_first);
+            if explicit.is_empty() || !inferred.is_empty() {
+                res.inferred = inferred
+                    .into_iter()
+                    .filter(|d| !explicit.contains(d))
+                    .collect();
+                res.certainty = Some(certainty);
+                res.reasoning = reasoning;
+            }
+        } else if explicit.is_empty() {
+            let mentioned = resolve::mentioned_titles(&own, &docs);
+            if !mentioned.is_empty() {
+                res.inferred = mentioned;
+                res.certainty = Some(Certainty::High);
+                res.reasoning = "the message names these documents".into();
+            } else if action != Action::Inquire && !docs.is_empty() {
+                let (ids, certainty) = self.documents_by_retrieval(profile, &own, action).await?;
+                res.certainty = Some(certainty);
+                res.reasoning = "inferred from the passages that best match the message".into();
+                res.inferred = ids;
+            }
+        }
+        if explicit.is_empty() && res.inferred.is_empty() && res.certainty.is_none() {
+            res.reasoning = if action == Action::Inquire {
+                "no documents named: the whole library is searched".into()
+            } else {
+                "no documents named".into()
+            };
+        }
+        res.resolved = union(&res.explicit, &res.inferred);
+        let certainty = res.certainty;
+        state.documents = Some(res.clone());
+        let labels = |ids: &[String]| {
+            ids.iter()
+                .filter_map(|id| docs.iter().find(|d| &d.id == id))
+                .map(Document::label)
+                .collect::<Vec<_>>()
+        };
+        match certainty {
+            Some(Certainty::Medium) => {
+                let mut options = vec![ChoiceOption {
+                    id: "confirm".into(),
+                    label: format!("Use {}", labels(&res.inferred).join(" and ")),
+                }];
+                options.extend(
+                    res.inferred
+                        .iter()
+                        .filter_map(|id| docs.iter().find(|d| &d.id == id))
+                        .map(|d| ChoiceOption {
+                            id: format!("doc:{}", d.id),
+                            label: d.label(),
+                        }),
+                );
+                Ok(Transition::Interrupt(
+                    Interrupt {
+                        kind: InterruptKind::ConfirmDocuments,
+                        prompt: format!(
+                            "I will proceed with {}. Please confirm.",
+                            labels(&res.inferred).join(" and ")
+                        ),
+                        options,
+                    },
+                    Node::Validate,
+                ))
+            }
+            Some(Certainty::Low) if res.resolved.is_empty() => {
+                let mut options = vec![ChoiceOption {
+                    id: "library".into(),
+                    label: "Search the whole library".into(),
+                }];
+                options.extend(
+                    docs.iter()
+                        .filter(|d| d.status == DocStatus::Ready)
+                        .take(5)
+                        .map(|d| ChoiceOption {
+                            id: format!("doc:{}", d.id),
+                            label: d.label(),
+                        }),
+                );
+                Ok(Transition::Interrupt(
+                    Interrupt {
+                        kind: InterruptKind::SpecifyDocuments,
+                        prompt: "Please specify which document you would like to reference.".into(),
+                        options,
+                    },
+                    Node::Validate,
+                ))
+            }
+            _ => Ok(Transition::Next(Node::Validate)),
+        }
+    }
+
+    pub(in crate::agent) async fn documents_by_retrieval(
+        &self,
+        profile: &Profile,
+        message: &str,
+        action: Action,
+    ) -> Result<(Vec<String>, Certainty), Error> {
+        let hits = self
+            .lib
+            .search(
+                profile,
+                &SearchRequest {
+                    query: message.to_owned(),
+                    k: 10,
+                    ..SearchRequest::default()
+                },
+            )
+            .await?;
+        let mut counts: Vec<(String, usize)> = Vec::new();
+        for h in &hits {
+            match counts.iter_mut().find(|(d, _)| *d == h.hit.document_id) {
+                Some((_, n)) => *n += 1,
+                None => counts.push((h.hit.document_id.clone(), 1)),
+            }
+        }
+        counts.sort_by_key(|c| std::cmp::Reverse(c.1));
+        let want = if action == Action::Compare { 2 } else { 1 };
+        let top: Vec<String> = counts.iter().take(want).map(|(d, _)| d.clone()).collect();
+        let share = counts.iter().take(want).map(|(_, n)| *n).sum::<usize>() as f32
+            / hits.len().max(1) as f32;
+        let certainty = if share >= 0.6 && top.len() == want {
+            Certainty::High
+        } else {
+            Certainty::Medium
+        };
+        Ok((top, certainty))
+    }
+
+    pub(in crate::agent) fn validate(&self, state: &mut RunState) -> Transition {
+        let action = state.action.unwrap_or(Action::Inquire);
+        let n = state.documents.as_ref().map_or(0, |d| d.resolved.len());
+        let need = match action {
+            Action::Inquire => 0,
+            Action::Summarize | Action::Audit => 1,
+            Action::Compare => 2,
+        };
+        let prompt = if state.web && action != Action::Inquire {
+            Some(format!(
+                "Web search answers questions; it cannot be combined with {}. Ask a question, or send the request without @web.",
+                action.as_str()
+            ))
+        } else if n > MAX_DOCUMENTS {
+            Some(format!(
+                "An action can use at most {MAX_DOCUMENTS} documents; {n} were given. Please specify up to {MAX_DOCUMENTS}."
+            ))
+        } else if n < need {
+            Some(match action {
+                Action::Compare => "A comparison needs at least two documents. Please specify the documents to compare.".to_owned(),
+                Action::Audit => "Please specify the documents to audit against.".to_owned(),
+                _ => "Please specify which document you would like to summarize.".to_owned(),
+            })
+        } else {
+            None
+        };
+        match prompt {
+            Some(prompt) => Transition::Interrupt(
+                Interrupt {
+                    kind: InterruptKind::SpecifyDocuments,
+                    prompt,
+                    options: vec![ChoiceOption {
+                        id: "library".into(),
+                        label: "Search the whole library".into(),
+                    }],
+                },
+                Node::Validate,
+            ),
+            None => Transition::Next(Node::Act),
+        }
+    }
+
+    /// Act: a cached answer to the same question, else the action's own step.
+    pub(in crate::agent) async fn act(
+        &self,
+        profile: &Profile,
+        state: &mut RunState,
+        emit: Emit<'_>,
+    ) -> Result<Transition, Error> {
+        if self.serve_cached(profile, state).await? {
+            return Ok(Transition::Next(Node::Persist));
+        }
+        match state.action.unwrap_or(Action::Inquire) {
+            Action::Inquire => self.inquire(profile, state, emit).await,
+            Action::Summarize => self.summarize(profile, state).await,
+            Action::Compare => self.compare(profile, state).await,
+            Action::Audit => self.audit(profile, state, emit).await,
+        }
+    }
+
+    pub(in crate::agent) fn check_confidence(&self, state: &mut RunState) -> Transition {
+        let has_web = state.web_citations.as_ref().is_some_and(|w| !w.is_empty());
+        let offer_web = self.lib.settings().web.enabled && !state.web;
+        let Some(answer) = state.answer.as_mut() else {
+            return Transition::Next(Node::Format);
+        };
+        if answer.status != Status::Answered
+            || answer.citations.is_empty()
+                && answer.confidence.as_ref().is_some_and(|c| c.score == 1.0)
+        {
+            return Transition::Next(Node::Format);
+        }
+        let Some(c) = answer.confidence.as_mut() else {
+            return Transition::Next(Node::Format);
+        };
+        c.score = if answer.citations.is_empty() {
+            0.0
+        } else {
+            WEIGHT_COVERAGE * c.coverage
+                + WEIGHT_RETRIEVAL * c.retrieval.clamp(0.0, 1.0)
+                + WEIGHT_VERIFICATION * c.verification
+        };
+        if !c.missing.is_empty() {
+            // The library never mentions a specific term of the question: no evidence.
+            c.score = c.score.min(self.confidence.medium * MISSING_TERM_CAP);
+        }
+        c.level = if c.score >= self.confidence.high {
+            Level::High
+        } else if c.score >= self.confidence.medium {
+            Level::Medium
+        } else {
+            Level::Low
+        };
+        c.reason = match c.level {
+            Level::High => format!(
+                "the cited passages cover {:.0}% of the question's terms",
+                c.coverage * 100.0
+            ),
+            Level::Medium => format!(
+                "partial evidence: the cited passages cover {:.0}% of the question's terms; verification with the source is recommended",
+                c.coverage * 100.0
+            ),
+            Level::Low if !c.missing.is_empty() => {
+                format!("the library does not mention {}", c.missing.join(", "))
+            }
+            Level::Low => format!(
+                "weak evidence: the best passages cover {:.0}% of the question's terms",
+                c.coverage * 100.0
+            ),
+        };
+        if c.level == Level::Low && has_web && !state.continue_anyway {
+            // The web section answers instead; the library part says plainly it has nothing.
+            answer.text = "The library does not support an answer to this question.".into();
+            answer.citations.clear();
+            return Transition::Next(Node::Format);
+        }
+        if c.level == Level::Low && !state.continue_anyway {
+            let confidence = c.clone();
+            let mut options = vec![ChoiceOption {
+                id: "tag_documents".into(),
+                label: "📄 Tag specific documents".into(),
+            }];
+            if offer_web {
+                options.push(ChoiceOption {
+                    id: "web".into(),
+                    label: "🌐 Search the web".into(),
+                });
+            }
+            options.push(ChoiceOption {
+                id: "continue".into(),
+                label: "Continue anyway".into(),
+            });
+            state.answer = Some(Answer {
+                confidence: Some(confidence),
+                ..refusal("I don't have enough information in the library to answer that question.")
+            });
+            return Transition::Interrupt(
+                Interrupt {
+                    kind: InterruptKind::LowConfidence,
+                    prompt: "I don't have enough information in the library to answer that question. You might try tagging the documents that cover it, or rephrasing the question.".into(),
+                    options,
+                },
+                Node::Format,
+            );
+        }
+        if c.level == Level::Low {
+            answer.text = format!(
+                "Limited information available. Verification with source documents recommended.\n\n{}",
+                answer.text
+            );
+        }
+        Transition::Next(Node::Format)
+    }
+
+    pub(in crate::agent) fn format(&self, state: &mut RunState) -> Transition {
+        let web = state.web_citations.clone().unwrap_or_default();
+        if let Some(a) = state.answer.as_mut() {
+            if a.status == Status::Answered
+                && !a.citations.is_empty()
+                && !a.text.contains("**Sources:**")
+            {
+                let sources = a
+                    .citations
+                    .iter()
+                    .enumerate()
+                    .map(|(i, c)| {
+                        format!(
+                            "{}. {} — page {}",
+                            i + 1,
+                            label(&c.title, &c.version),
+                            c.page
+                        )
+                    })
+                    .collect::<Vec<_>>()
+                    .join("\n");
+                a.text = format!("{}\n\n**Sources:**\n{sources}", a.text);
+            }
+            if state.web
+                && a.status != Status::NeedsClarification
+                && !a.text.contains("**From the web")
+            {
+                web_section(a, &web);
+            }
+            if let Some(d) = &state.documents
+                && d.certainty == Some(Certainty::High)
+                && !d.inferred.is_empty()
+                && a.status == Status::Answered
+                && !a.text.starts_with("Using ")
+            {
+                a.text = format!(
+                    "Using the documents from the conversation ({}).\n\n{}",
+                    d.reasoning, a.text
+                );
+            }
+        } else {
+            state.answer = Some(refusal(
+                "I don't have enough information in the library to answer that question.",
+            ));
+        }
+        Transition::Next(Node::Persist)
+    }
+}
+
+/// Appends the web results to an answer: a section of their own, after the library's answer
+/// and its Sources block, with numbered web sources that continue the citation numbering.
+pub(in crate::agent) fn web_section(a: &mut Answer, web: &[Citation]) {
+    if web.is_empty() {
+        a.text = format!(
+            "{}\n\n**From the web:** the web search found nothing relevant.",
+            a.text
+        );
+        return;
+    }
+    let first = a.citations.len();
+    let quotes = web
+        .iter()
+        .map(|c| format!("“{}” (🌐 {})", c.quote, c.title))
+        .collect::<Vec<_>>()
+        .join("\n\n");
+    let sources = web
+        .iter()
+        .enumerate()
+        .map(|(i, c)| {
+            format!(
+                "{}. 🌐 {} — {}",
+                first + i + 1,
+                c.title,
+                c.url.as_deref().unwrap_or_default()
+            )
+        })
+        .collect::<Vec<_>>()
+        .join("\n");
+    a.text = format!(
+        "{}\n\n**From the web** (not from your library; verify before relying on it):\n\n{quotes}\n\n**Web sources:**\n{sources}",
+        a.text
+    );
+    a.citations.extend(web.iter().cloned());
+    if a.status == Status::Refused {
+        a.status = Status::Answered;
+        a.options.clear();
+    }
+}

@@ -1,0 +1,134 @@
+//! The agent's word lists, one copy each: spelled-out numbers, units, currencies, negations,
+//! removal verbs and modal verbs of obligation.
+//!
+//! Owns: English vocabulary that several rules share, as data (tables and regex alternations).
+//! Must not: hold a word because one question or document needed it; every list names the
+//! general pattern it serves.
+
+/// Numbers as words, with their values ("seven years", "within thirty days").
+pub const NUMBERS: [(&str, f64); 21] = [
+    ("zero", 0.0),
+    ("one", 1.0),
+    ("two", 2.0),
+    ("three", 3.0),
+    ("four", 4.0),
+    ("five", 5.0),
+    ("six", 6.0),
+    ("seven", 7.0),
+    ("eight", 8.0),
+    ("nine", 9.0),
+    ("ten", 10.0),
+    ("eleven", 11.0),
+    ("twelve", 12.0),
+    ("fifteen", 15.0),
+    ("twenty", 20.0),
+    ("thirty", 30.0),
+    ("forty", 40.0),
+    ("fifty", 50.0),
+    ("sixty", 60.0),
+    ("seventy", 70.0),
+    ("ninety", 90.0),
+];
+
+/// The number words as a regex alternation ("zero|one|…|ninety"), for patterns that accept a
+/// number written either way.
+pub fn number_words() -> String {
+    NUMBERS.map(|(w, _)| w).join("|")
+}
+
+/// The value of a number written as digits ("1,000", "2.5") or as a word ("seven").
+pub fn number(word: &str) -> Option<f64> {
+    let w = word.to_lowercase();
+    NUMBERS
+        .iter()
+        .find(|(s, _)| *s == w)
+        .map(|(_, v)| *v)
+        .or_else(|| w.replace(',', "").parse().ok())
+}
+
+/// Currency codes and signs written before an amount (regex alternation).
+pub const CURRENCIES: &str = r"USD|EUR|GBP|RM|MYR|\$|€|£";
+
+/// Percent written after a number (regex alternation).
+pub const PERCENT: &str = r"%|per\s?cent|percent";
+
+/// Units of time written after a number, singular or plural (regex alternation).
+pub const TIME_UNITS: &str =
+    r"days?|weeks?|months?|years?|hours?|minutes?|business\s+days?|working\s+days?";
+
+/// Words that negate what follows them ("not", "never", "without", …); a word ending in
+/// "n't" negates too (see [`is_negation`]).
+pub const NEGATIONS: [&str; 11] = [
+    "not", "no", "never", "without", "nothing", "none", "neither", "nor", "nobody", "cannot",
+    "lack",
+];
+
+/// Whether one lower-case word negates.
+pub fn is_negation(word: &str) -> bool {
+    NEGATIONS.contains(&word) || word.ends_with("n't")
+}
+
+/// Stems of verbs that mean taking something away ("strip", "deleted", "omitting"); see
+/// [`is_removal`].
+pub const REMOVAL_VERBS: [&str; 12] = [
+    "delete", "remove", "drop", "strip", "omit", "discard", "erase", "purge", "exclude", "abolish",
+    "withdraw", "waive",
+];
+
+/// Whether one lower-case word is a form of a removal verb (the stem plus a short ending).
+pub fn is_removal(word: &str) -> bool {
+    REMOVAL_VERBS
+        .iter()
+        .any(|r| word.starts_with(r) && word.len() <= r.len() + 4)
+}
+
+/// Modal phrases of obligation and permission, longest first so that "must not" is read before
+/// "must".
+pub const MODALS: [&str; 9] = [
+    "must not",
+    "shall not",
+    "may not",
+    "must",
+    "shall",
+    "should",
+    "may",
+    "is required to",
+    "is encouraged to",
+];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn numbers_read_as_words_and_digits() {
+        assert_eq!(number("Seventy"), Some(70.0));
+        assert_eq!(number("1,250"), Some(1250.0));
+        assert_eq!(number("2.5"), Some(2.5));
+        assert_eq!(number("several"), None);
+        let alternation = number_words();
+        assert!(alternation.starts_with("zero|one|"));
+        assert!(alternation.ends_with("|ninety"));
+    }
+
+    #[test]
+    fn negations_and_removals_are_read_per_word() {
+        for w in ["never", "won't", "cannot", "without"] {
+            assert!(is_negation(w), "{w}");
+        }
+        assert!(!is_negation("note"));
+        for w in ["withdrawn", "erased", "omitting", "waived"] {
+            assert!(is_removal(w), "{w}");
+        }
+        assert!(!is_removal("dropshipping"));
+        assert!(!is_removal("stripe-payments"));
+    }
+
+    #[test]
+    fn longer_modals_come_before_their_prefixes() {
+        let pos = |m: &str| MODALS.iter().position(|x| *x == m);
+        assert!(pos("must not") < pos("must"));
+        assert!(pos("may not") < pos("may"));
+        assert!(pos("shall not") < pos("shall"));
+    }
+}
