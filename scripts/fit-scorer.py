@@ -1,14 +1,18 @@
 #!/usr/bin/env python3
-"""Fits the extractive sentence scorer (src/agent/rules/scorer.json) on ObliQA.
+"""Fits a sentence scorer for extractive answers on ObliQA and measures it against the hand-set
+score the app uses (`extractive::score` in src/agent/rules/extractive.rs).
 
   policypal --data-dir D eval Q.jsonl --corpus C --out R.jsonl --signals S.jsonl
-  python3 scripts/fit-scorer.py S.jsonl GOLD.json [--write src/agent/rules/scorer.json]
+  python3 scripts/fit-scorer.py S.jsonl GOLD.json [--write WEIGHTS.json]
+
+The app keeps its hand-set score until fitted weights beat it on the held-out half; the first
+fit (400 questions, 2026-11-25) did not (hit@1 0.64-0.66 against 0.675), see the README.
 
 S.jsonl has, per inquire item, every candidate sentence the extractive answer chooses from with
 the signals the scorer sees (`extractive::Signals`, in `FEATURES` order). A candidate is a
 positive example when it lies on a gold page and most of its words are in a gold passage.
 
-Questions are split by a hash of their id: half fit the weights (logistic regression, L2), the
+Questions are split by a hash of their id: half fit the weights, the
 other half only measure them, next to the hand-set formula the weights replace. The script
 prints both on the held-out half: the share of questions whose best-scored sentence (hit@1), or
 one of the best three on distinct pages (hit@3), lies on a gold page. Pure Python, no packages.
@@ -56,29 +60,41 @@ def sigmoid(z):
     return 1.0 / (1.0 + math.exp(-max(-30.0, min(30.0, z))))
 
 
-def fit(rows, epochs=300, rate=0.5, l2=1e-3):
+def fit(items, epochs=1500, rate=3.0, l2=1e-4):
+    """Listwise logistic fit: per question, a softmax over its candidates' scores should put its
+    mass on the positives (the question's own ranking is what matters, not calibration across
+    questions). Questions without a positive candidate carry no signal and are skipped."""
     n = len(FEATURES)
     w = [0.0] * n
-    b = 0.0
-    pos = sum(1 for _, y in rows if y)
-    # Positives are rare: weigh them so both classes count equally.
-    wp = (len(rows) - pos) / max(pos, 1)
+    lists = [[(x, y) for x, y, _ in rows] for _, rows, _ in items if any(y for _, y, _ in rows)]
     for _ in range(epochs):
         gw = [0.0] * n
-        gb = 0.0
-        total = 0.0
+        for rows in lists:
+            z = [sum(wi * xi for wi, xi in zip(w, x)) for x, _ in rows]
+            m = max(z)
+            e = [math.exp(v - m) for v in z]
+            s = sum(e)
+            pos = sum(1 for _, y in rows if y)
+            for (x, y), ei in zip(rows, e):
+                d = ei / s - (1.0 / pos if y else 0.0)
+                for i in range(n):
+                    gw[i] += d * x[i]
+        for i in range(n):
+            w[i] -= rate * (gw[i] / len(lists) + l2 * w[i])
+    return w
+
+
+def calibrate(rows, w, epochs=300, rate=0.5):
+    """The bias that turns the ranking scores into probabilities (one-dimensional logistic fit
+    on the fitted scores), so that scores of different questions are comparable."""
+    b = 0.0
+    for _ in range(epochs):
+        g = 0.0
         for x, y in rows:
             p = sigmoid(b + sum(wi * xi for wi, xi in zip(w, x)))
-            weight = wp if y else 1.0
-            d = (p - (1.0 if y else 0.0)) * weight
-            total += weight
-            gb += d
-            for i in range(n):
-                gw[i] += d * x[i]
-        b -= rate * gb / total
-        for i in range(n):
-            w[i] -= rate * (gw[i] / total + l2 * w[i])
-    return w, b
+            g += p - (1.0 if y else 0.0)
+        b -= rate * g / len(rows)
+    return b
 
 
 def hand_set(x):
@@ -112,7 +128,8 @@ def main():
     fit_items = [i for i in items if not held_out(i[0])]
     test_items = [i for i in items if held_out(i[0])]
     rows = [(x, y) for _, r, _ in fit_items for x, y, _ in r]
-    w, b = fit(rows)
+    w = fit(fit_items)
+    b = calibrate(rows, w)
     learned = lambda x: b + sum(wi * xi for wi, xi in zip(w, x))
     report = {
         "fit_questions": len(fit_items),
@@ -130,8 +147,8 @@ def main():
         with open(path, "w") as f:
             json.dump(
                 {
-                    "about": "Weights of the extractive sentence scorer, fitted by scripts/fit-scorer.py "
-                    "on the ObliQA dev split (half of the questions, by id hash); see the script.",
+                    "about": "Weights of a sentence scorer fitted by scripts/fit-scorer.py on the ObliQA "
+                    "dev split (half of the questions, by id hash); see the script.",
                     "weights": weights,
                 },
                 f,

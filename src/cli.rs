@@ -95,6 +95,10 @@ pub enum Command {
         /// Result file (JSONL).
         #[arg(long)]
         out: PathBuf,
+        /// Also write, per whole-library inquire item, every candidate sentence of its
+        /// extractive answer with the scorer's signals (JSONL; see scripts/fit-scorer.py).
+        #[arg(long)]
+        signals: Option<PathBuf>,
     },
     /// Re-embed every document with the configured embedding model.
     Reindex,
@@ -563,7 +567,8 @@ async fn run_with_library(lib: &Library, cli: &Cli) -> Result<i32, Error> {
             questions,
             corpus,
             out,
-        } => run_eval(lib, questions, corpus, out).await,
+            signals,
+        } => run_eval(lib, questions, corpus, out, signals.as_deref()).await,
         Command::Reindex => {
             let n = lib.reindex(&|_p: &Progress| Flow::Continue).await?;
             if json {
@@ -1279,6 +1284,7 @@ async fn run_eval(
     questions: &std::path::Path,
     corpus: &std::path::Path,
     out: &std::path::Path,
+    signals: Option<&std::path::Path>,
 ) -> Result<(), Error> {
     let text = std::fs::read_to_string(questions).map_err(|source| Error::File {
         path: questions.to_path_buf(),
@@ -1298,15 +1304,27 @@ async fn run_eval(
     // Every item is answered afresh: the evaluation measures the engine, not the cache.
     let agent = Agent::new(lib).without_cache();
     let mut lines = Vec::new();
+    let mut signal_lines = Vec::new();
     for (i, item) in items.iter().enumerate() {
         let v = crate::eval::run_item(&agent, &profile, item, &by_name, Mode::Extractive).await;
         eprintln!("[{}/{}] {} → {}", i + 1, items.len(), item.id, v["status"]);
         lines.push(v.to_string());
+        if signals.is_some()
+            && let Some(s) = crate::eval::signals_line(&agent, &profile, item, &by_name).await?
+        {
+            signal_lines.push(s.to_string());
+        }
     }
     std::fs::write(out, lines.join("\n") + "\n").map_err(|source| Error::File {
         path: out.to_path_buf(),
         source,
     })?;
+    if let Some(path) = signals {
+        std::fs::write(path, signal_lines.join("\n") + "\n").map_err(|source| Error::File {
+            path: path.to_path_buf(),
+            source,
+        })?;
+    }
     eprintln!("wrote {}", out.display());
     Ok(())
 }

@@ -183,6 +183,40 @@ async fn play(
     }
 }
 
+/// The candidate sentences of a whole-library inquire item with their signals (`None` for
+/// other items): `{"id", "candidates": [{"doc", "page", "text", "signals"}]}`.
+pub async fn signals_line(
+    agent: &Agent<'_>,
+    profile: &Profile,
+    item: &Item,
+    by_name: &HashMap<String, String>,
+) -> Result<Option<Value>, Error> {
+    let Some(question) = item.question.as_deref() else {
+        return Ok(None);
+    };
+    if item.kind != "inquire" || !item.docs.is_empty() {
+        return Ok(None);
+    }
+    let names: HashMap<&str, &str> = by_name
+        .iter()
+        .map(|(n, i)| (i.as_str(), n.as_str()))
+        .collect();
+    let candidates: Vec<Value> = agent
+        .sentence_signals(profile, question)
+        .await?
+        .into_iter()
+        .map(|c| {
+            json!({
+                "doc": names.get(c.document_id.as_str()).copied().unwrap_or_default(),
+                "page": c.page,
+                "text": c.text,
+                "signals": c.signals,
+            })
+        })
+        .collect();
+    Ok(Some(json!({"id": item.id, "candidates": candidates})))
+}
+
 fn line(id: &str, turn: &TurnResult, names: &HashMap<&str, &str>) -> Value {
     let status = match turn.answer.status {
         Status::Answered => "answered",

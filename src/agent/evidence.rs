@@ -7,12 +7,38 @@
 use crate::Error;
 
 use crate::agent::Agent;
+use crate::agent::rules::extractive;
 use crate::agent::rules::text;
 use crate::agent::types::*;
 use crate::library::SearchResult;
 use crate::store::Profile;
 
 impl Agent<'_> {
+    /// Each candidate sentence's cosine similarity to the question (in the order of
+    /// `extractive::candidates(evidence)`), from the library's embedder: the signal that a
+    /// sentence answers in other words than the question's (measured by `eval --signals`; not
+    /// part of the answer's score, see `extractive::score`).
+    pub(in crate::agent) async fn sentence_similarity(
+        &self,
+        question: &str,
+        evidence: &[Evidence],
+    ) -> Result<Vec<f32>, Error> {
+        let texts: Vec<String> = extractive::candidates(evidence)
+            .into_iter()
+            .map(|c| c.sentence.text)
+            .collect();
+        if texts.is_empty() {
+            return Ok(Vec::new());
+        }
+        let q = self.lib.embed_query(question).await?;
+        let embedder = self.lib.embedder().await?;
+        let vectors = embedder.embed(&texts).await?.vectors;
+        Ok(vectors
+            .iter()
+            .map(|v| v.iter().zip(&q).map(|(a, b)| a * b).sum())
+            .collect())
+    }
+
     /// A citation for a sentence at `doc_char`, with the quote checked verbatim on its page.
     pub(in crate::agent) async fn cite(
         &self,
@@ -88,6 +114,7 @@ pub(in crate::agent) fn evidence_of(h: &SearchResult) -> Evidence {
         vector_score: h.hit.vector_score.unwrap_or(0.0),
         text_rank: h.hit.text_rank,
         score: h.hit.score,
+        heading: h.hit.heading.clone(),
     }
 }
 

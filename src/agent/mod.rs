@@ -31,6 +31,7 @@ use crate::library::Library;
 use crate::store::{Document, Profile};
 use types::*;
 
+pub use action::SentenceSignals;
 pub use graph::Node;
 pub use thread::{StoredMessage, ThreadView, render_markdown};
 

@@ -149,10 +149,11 @@ impl Agent<'_> {
             .messages(&profile.id, &state.thread_id)
             .await?;
         for r in rows.iter().rev() {
-            if r.role == Role::Assistant.as_str() && r.id != state.assistant_message_id {
-                if let Some(info) = StoredMessage::from_row(r)?.retrieval {
-                    return Ok(Some(info.standalone));
-                }
+            if r.role == Role::Assistant.as_str()
+                && r.id != state.assistant_message_id
+                && let Some(info) = StoredMessage::from_row(r)?.retrieval
+            {
+                return Ok(Some(info.standalone));
             }
         }
         Ok(None)

@@ -277,6 +277,10 @@ pub struct Evidence {
     pub text_rank: Option<usize>,
     /// Fused score.
     pub score: f32,
+    /// Heading path of the passage ("3 Customer Due Diligence > 3.2 Enhanced measures");
+    /// empty when unknown (checkpoints written before it was kept).
+    #[serde(default)]
+    pub heading: String,
 }
 
 /// What the assistant says for a turn.

@@ -204,6 +204,7 @@ impl Agent<'_> {
                             vector_score: sim,
                             text_rank: None,
                             score: 0.0,
+                            heading: r.heading.clone(),
                         });
                     }
                 }

@@ -30,6 +30,19 @@ const MIN_VECTOR_SCORE: f32 = 0.2;
 /// See [`MIN_VECTOR_SCORE`]: full-text ranks up to this keep a passage whatever its vector.
 const MAX_TEXT_RANK: usize = 10;
 
+/// One candidate sentence of an extractive answer with the signals its score is made of.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct SentenceSignals {
+    /// Document id of its passage.
+    pub document_id: String,
+    /// Main page of its passage.
+    pub page: u32,
+    /// The sentence.
+    pub text: String,
+    /// What the scorer sees.
+    pub signals: extractive::Signals,
+}
+
 impl Agent<'_> {
     /// Inquire: retrieval into evidence, the best sentences (or the model's answer) cited with
     /// verified quotes, and what confidence needs to judge them.
@@ -71,25 +84,7 @@ impl Agent<'_> {
             }
             return Ok(Transition::Next(Node::Format));
         }
-        let hits = self.lib.search(profile, &req).await?;
-        // Per-document cap so one long document cannot crowd out the others.
-        let mut per_doc: HashMap<String, usize> = HashMap::new();
-        let mut evidence = Vec::new();
-        for h in hits {
-            let n = per_doc.entry(h.hit.document_id.clone()).or_default();
-            if *n >= PER_DOCUMENT || evidence.len() >= MAX_EVIDENCE {
-                continue;
-            }
-            // Adaptive k: weak vector matches that full text did not find are dropped.
-            if h.hit.vector_score.unwrap_or(0.0) < MIN_VECTOR_SCORE
-                && h.hit.text_rank.is_none_or(|r| r > MAX_TEXT_RANK)
-            {
-                continue;
-            }
-            *n += 1;
-            evidence.push(evidence_of(&h));
-        }
-        state.evidence = evidence;
+        state.evidence = self.retrieve(profile, &req).await?;
         // Words borrowed from earlier turns: the deterministic rewrite marks them, a rewrite by
         // the model is the whole standalone question.
         let context = match state.standalone.as_deref() {
@@ -232,6 +227,68 @@ impl Agent<'_> {
         Ok(Transition::Next(Node::CheckConfidence))
     }
 
+    /// Retrieval into evidence: the search's passages, at most [`PER_DOCUMENT`] of one document
+    /// and [`MAX_EVIDENCE`] in all, weak vector matches that full text did not find dropped.
+    async fn retrieve(
+        &self,
+        profile: &Profile,
+        req: &SearchRequest,
+    ) -> Result<Vec<Evidence>, Error> {
+        let hits = self.lib.search(profile, req).await?;
+        let mut per_doc: HashMap<String, usize> = HashMap::new();
+        let mut evidence = Vec::new();
+        for h in hits {
+            let n = per_doc.entry(h.hit.document_id.clone()).or_default();
+            if *n >= PER_DOCUMENT || evidence.len() >= MAX_EVIDENCE {
+                continue;
+            }
+            if h.hit.vector_score.unwrap_or(0.0) < MIN_VECTOR_SCORE
+                && h.hit.text_rank.is_none_or(|r| r > MAX_TEXT_RANK)
+            {
+                continue;
+            }
+            *n += 1;
+            evidence.push(evidence_of(&h));
+        }
+        Ok(evidence)
+    }
+
+    /// What the extractive answer of a whole-library, single-turn question chooses from: every
+    /// candidate sentence with its signals, for fitting and checking the sentence scorer
+    /// (`policypal eval --signals`; `scripts/fit-scorer.py`). Same retrieval, candidates and
+    /// signals as [`Self::inquire`].
+    pub async fn sentence_signals(
+        &self,
+        profile: &Profile,
+        question: &str,
+    ) -> Result<Vec<SentenceSignals>, Error> {
+        let req = SearchRequest {
+            query: question.to_owned(),
+            k: SEARCH_K,
+            documents: Vec::new(),
+            set: None,
+            doc_type: None,
+        };
+        let evidence = self.retrieve(profile, &req).await?;
+        let terms = extractive::question_terms(question, "");
+        let cands = extractive::candidates(&evidence);
+        let similarity = self.sentence_similarity(question, &evidence).await?;
+        let signals = extractive::signals(&terms, &evidence, &cands, &similarity);
+        Ok(cands
+            .into_iter()
+            .zip(signals)
+            .map(|(c, signals)| {
+                let e = &evidence[c.evidence];
+                SentenceSignals {
+                    document_id: e.document_id.clone(),
+                    page: e.page,
+                    text: c.sentence.text,
+                    signals,
+                }
+            })
+            .collect())
+    }
+
     /// Searches the web for the question and keeps the best sentences of the results as web
     /// citations (verbatim from the returned extracts, at most three).
     pub(in crate::agent) async fn web_citations(
@@ -263,6 +320,7 @@ impl Agent<'_> {
                 vector_score: r.score,
                 text_rank: None,
                 score: r.score,
+                heading: String::new(),
             })
             .collect();
         let mut out: Vec<Citation> = Vec::new();

@@ -9,4 +9,6 @@
 mod audit;
 mod compare;
 mod inquire;
+
+pub use inquire::SentenceSignals;
 mod summarize;

@@ -62,6 +62,7 @@ impl Agent<'_> {
                     vector_score: 0.0,
                     text_rank: None,
                     score: p.score,
+                    heading: r.heading.clone(),
                 };
                 if let Some(c) = self.cite(profile, &e, p.doc_char, &p.sentence.text).await? {
                     body.push_str(&format!(
