@@ -60,7 +60,12 @@ pub fn anchors(question: &str) -> Vec<String> {
             && w.chars().count() <= 10;
         let code =
             !letters.is_empty() && w.chars().any(|c| c.is_ascii_digit()) && w.chars().count() >= 3;
-        if (acronym || code) && !out.iter().any(|o| o.eq_ignore_ascii_case(w)) {
+        let clause = clause_number(w);
+        if !(acronym || code || clause.is_some()) || lexicon::is_currency(w) {
+            continue;
+        }
+        let w = clause.unwrap_or(w);
+        if !out.iter().any(|o| o.eq_ignore_ascii_case(w)) {
             out.push(w.to_owned());
         }
     }
@@ -77,6 +82,18 @@ pub fn anchors(question: &str) -> Vec<String> {
         rest = &after[end + 1..];
     }
     out
+}
+
+/// The clause a reference to one of its sub-items names: "7.1.1(1)(a)" → "7.1.1". A clause
+/// prints its sub-item labels apart from its number ("7.1.1 … (1) … (a) …"), so only the number
+/// can be looked for in its text.
+fn clause_number(reference: &str) -> Option<&str> {
+    let head = reference.split('(').next()?;
+    let numbered = head.contains('.')
+        && head
+            .split('.')
+            .all(|p| !p.is_empty() && p.chars().all(|c| c.is_ascii_digit()));
+    (numbered && head.len() < reference.len()).then_some(head)
 }
 
 /// The anchors that none of the texts contains (case-insensitive).
@@ -510,6 +527,39 @@ mod tests {
             vec!["SOC".to_owned()]
         );
         assert!(missing_anchors("What does GDPR say?", &["Under the GDPR, data…"]).is_empty());
+    }
+
+    #[test]
+    fn a_reference_to_a_sub_item_is_looked_for_by_its_clause_number() {
+        assert_eq!(
+            anchors("Under Rule 4.2.7(3)(b), may a broker net client balances?"),
+            vec!["4.2.7".to_owned()]
+        );
+        assert!(
+            missing_anchors(
+                "What does Rule 4.2.7(3)(b) require?",
+                &["4.2.7 A broker must keep (a) records; (b) client money apart."]
+            )
+            .is_empty()
+        );
+        assert_eq!(
+            missing_anchors(
+                "What does Rule 4.2.7(3) require?",
+                &["4.2.8 A broker may …"]
+            ),
+            vec!["4.2.7".to_owned()]
+        );
+        assert_eq!(clause_number("A4(b)"), None);
+        assert_eq!(clause_number("4.2.7"), None);
+    }
+
+    #[test]
+    fn a_currency_code_is_a_unit_not_an_anchor() {
+        assert!(anchors("Is a payment above EUR 10,000 reported?").is_empty());
+        assert_eq!(
+            anchors("Does the NIST guide cover it?"),
+            vec!["NIST".to_owned()]
+        );
     }
 
     #[test]

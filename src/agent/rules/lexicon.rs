@@ -49,6 +49,14 @@ pub fn number(word: &str) -> Option<f64> {
 /// Currency codes and signs written before an amount (regex alternation).
 pub const CURRENCIES: &str = r"USD|EUR|GBP|RM|MYR|\$|€|£";
 
+/// Whether a word is a currency code of [`CURRENCIES`] ("USD"): a unit of an amount, never
+/// the subject of a question.
+pub fn is_currency(word: &str) -> bool {
+    CURRENCIES
+        .split('|')
+        .any(|c| c.chars().all(char::is_alphabetic) && c.eq_ignore_ascii_case(word))
+}
+
 /// Percent written after a number (regex alternation).
 pub const PERCENT: &str = r"%|per\s?cent|percent";
 
@@ -122,6 +130,12 @@ mod tests {
         }
         assert!(!is_removal("dropshipping"));
         assert!(!is_removal("stripe-payments"));
+    }
+
+    #[test]
+    fn currency_codes_are_recognised_as_units() {
+        assert!(is_currency("usd") && is_currency("EUR"));
+        assert!(!is_currency("USB") && !is_currency("$"));
     }
 
     #[test]
