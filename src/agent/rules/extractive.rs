@@ -53,7 +53,8 @@ pub fn question_terms(own: &str, context: &str) -> HashMap<String, f32> {
 pub fn anchors(question: &str) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
     for raw in question.split_whitespace() {
-        let w = raw.trim_matches(|c: char| !c.is_alphanumeric() && c != '+');
+        let visible: String = raw.chars().filter(|c| !is_invisible(*c)).collect();
+        let w = visible.trim_matches(|c: char| !c.is_alphanumeric() && c != '+');
         let letters: Vec<char> = w.chars().filter(|c| c.is_alphabetic()).collect();
         let acronym = letters.len() >= 2
             && letters.iter().all(|c| c.is_uppercase())
@@ -61,7 +62,9 @@ pub fn anchors(question: &str) -> Vec<String> {
         let code =
             !letters.is_empty() && w.chars().any(|c| c.is_ascii_digit()) && w.chars().count() >= 3;
         let clause = clause_number(w);
-        if !(acronym || code || clause.is_some()) || lexicon::is_currency(w) {
+        // A sub-item label without its clause ("(2)(c)") names nothing specific.
+        let bare_label = clause.is_none() && w.contains(['(', ')']);
+        if !(acronym || code || clause.is_some()) || bare_label || lexicon::is_currency(w) {
             continue;
         }
         let w = clause.unwrap_or(w);
@@ -84,16 +87,26 @@ pub fn anchors(question: &str) -> Vec<String> {
     out
 }
 
-/// The clause a reference to one of its sub-items names: "7.1.1(1)(a)" → "7.1.1". A clause
+/// The clause a reference to one of its sub-items names: "7.1.1(1)(a)" → "7.1.1", "119(2)(b)"
+/// → "119". A clause
 /// prints its sub-item labels apart from its number ("7.1.1 … (1) … (a) …"), so only the number
 /// can be looked for in its text.
 fn clause_number(reference: &str) -> Option<&str> {
     let head = reference.split('(').next()?;
-    let numbered = head.contains('.')
-        && head
-            .split('.')
-            .all(|p| !p.is_empty() && p.chars().all(|c| c.is_ascii_digit()));
+    let numbered = head
+        .split('.')
+        .all(|p| !p.is_empty() && p.chars().all(|c| c.is_ascii_digit()));
     (numbered && head.len() < reference.len()).then_some(head)
+}
+
+/// Characters that take no space and change no meaning: bidirectional marks and zero-width
+/// spaces and joiners, which text pasted from right-to-left or web sources carries inside
+/// words ("51\u{200e}(3)").
+fn is_invisible(c: char) -> bool {
+    matches!(
+        c,
+        '\u{200B}'..='\u{200F}' | '\u{202A}'..='\u{202E}' | '\u{2060}'..='\u{2064}' | '\u{FEFF}'
+    )
 }
 
 /// The anchors that none of the texts contains (case-insensitive).
@@ -551,6 +564,13 @@ mod tests {
         );
         assert_eq!(clause_number("A4(b)"), None);
         assert_eq!(clause_number("4.2.7"), None);
+        assert_eq!(clause_number("31(2)"), Some("31"));
+        // Invisible bidi marks inside a reference, and a bare sub-item label.
+        assert_eq!(
+            anchors("Is it exempt under section 31\u{200e}(2)\u{200e}(b)?"),
+            vec!["31".to_owned()]
+        );
+        assert!(anchors("What does paragraph (2)(c) add?").is_empty());
     }
 
     #[test]
