@@ -118,6 +118,24 @@ pub(in crate::agent) fn evidence_of(h: &SearchResult) -> Evidence {
     }
 }
 
+/// An answer an action produced from verified citations, with its confidence measures.
+pub(in crate::agent) fn answered(
+    text: String,
+    citations: Vec<Citation>,
+    confidence: Confidence,
+    usage: Option<Usage>,
+) -> Answer {
+    Answer {
+        status: Status::Answered,
+        text,
+        citations,
+        confidence: Some(confidence),
+        options: Vec::new(),
+        usage,
+        audit: None,
+    }
+}
+
 pub(in crate::agent) fn refusal(message: &str) -> Answer {
     Answer {
         status: Status::Refused,

@@ -6,7 +6,7 @@
 
 use std::sync::LazyLock;
 
-use super::rules::{Pattern, regex};
+use super::rules::{Pattern, matches, regex};
 
 use super::types::{Action, Certainty};
 use crate::store::{DocStatus, Document};
@@ -195,7 +195,7 @@ static OLDER: Pattern =
 /// Finds a reference to earlier documents in a message.
 pub fn reference(message: &str) -> Option<Reference> {
     let m = message.to_lowercase();
-    let is = |r: &Pattern| r.as_ref().is_some_and(|re| re.is_match(&m));
+    let is = |r: &Pattern| matches(r, &m);
     let several = is(&SEVERAL);
     let one = is(&ONE);
     if (several || one) && is(&NEWER) && (several || m.contains(" of ")) {

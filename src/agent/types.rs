@@ -147,6 +147,27 @@ pub struct Confidence {
     pub missing: Vec<String>,
 }
 
+impl Confidence {
+    /// The measures of an answer before the confidence check judges them (level and score are
+    /// set there).
+    pub fn unjudged(
+        retrieval: f32,
+        coverage: f32,
+        verification: f32,
+        missing: Vec<String>,
+    ) -> Self {
+        Self {
+            level: Level::Low,
+            score: 0.0,
+            reason: String::new(),
+            retrieval,
+            coverage,
+            verification,
+            missing,
+        }
+    }
+}
+
 /// Where a citation points.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]

@@ -491,23 +491,12 @@ impl Agent<'_> {
             .fold(0.0f32, f32::max);
         let verification = citations.len() as f32 / proposed.max(1) as f32;
         state.evidence = evidence_all;
-        state.answer = Some(Answer {
-            status: Status::Answered,
-            text: body.trim_end().to_owned(),
+        state.answer = Some(answered(
+            body.trim_end().to_owned(),
             citations,
-            confidence: Some(Confidence {
-                level: Level::Low,
-                score: 0.0,
-                reason: String::new(),
-                retrieval,
-                coverage,
-                verification,
-                missing: Vec::new(),
-            }),
-            options: Vec::new(),
-            usage: None,
-            audit: None,
-        });
+            Confidence::unjudged(retrieval, coverage, verification, Vec::new()),
+            None,
+        ));
         Ok(Transition::Next(Node::CheckConfidence))
     }
 

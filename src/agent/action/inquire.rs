@@ -207,23 +207,12 @@ impl Agent<'_> {
         if state.web && state.web_citations.is_none() {
             state.web_citations = Some(self.web_citations(profile, state, &terms).await?);
         }
-        state.answer = Some(Answer {
-            status: Status::Answered,
-            text: body,
+        state.answer = Some(answered(
+            body,
             citations,
-            confidence: Some(Confidence {
-                level: Level::Low,
-                score: 0.0,
-                reason: String::new(),
-                retrieval,
-                coverage,
-                verification,
-                missing,
-            }),
-            options: Vec::new(),
+            Confidence::unjudged(retrieval, coverage, verification, missing),
             usage,
-            audit: None,
-        });
+        ));
         Ok(Transition::Next(Node::CheckConfidence))
     }
 

@@ -88,32 +88,30 @@ impl Agent<'_> {
             return Ok(Transition::Next(Node::Format));
         }
         let verification = citations.len() as f32 / proposed.max(1) as f32;
-        state.answer = Some(Answer {
-            status: Status::Answered,
-            text: body.trim_end().to_owned(),
-            confidence: Some(Confidence {
-                level: if verification >= 0.8 {
-                    Level::High
-                } else {
-                    Level::Medium
-                },
-                score: verification,
-                reason: format!(
-                    "{} key points quoted verbatim, spread from the beginning to the end of {} document{}",
-                    citations.len(),
-                    ids.len(),
-                    if ids.len() == 1 { "" } else { "s" }
-                ),
-                retrieval: 1.0,
-                coverage: 1.0,
-                verification,
-                missing: Vec::new(),
-            }),
+        let confidence = Confidence {
+            level: if verification >= 0.8 {
+                Level::High
+            } else {
+                Level::Medium
+            },
+            score: verification,
+            reason: format!(
+                "{} key points quoted verbatim, spread from the beginning to the end of {} document{}",
+                citations.len(),
+                ids.len(),
+                if ids.len() == 1 { "" } else { "s" }
+            ),
+            retrieval: 1.0,
+            coverage: 1.0,
+            verification,
+            missing: Vec::new(),
+        };
+        state.answer = Some(answered(
+            body.trim_end().to_owned(),
             citations,
-            options: Vec::new(),
-            usage: None,
-            audit: None,
-        });
+            confidence,
+            None,
+        ));
         Ok(Transition::Next(Node::Format))
     }
 }

@@ -12,7 +12,7 @@ use std::sync::LazyLock;
 use serde::Serialize;
 
 use super::lexicon;
-use super::{Pattern, regex};
+use super::{Pattern, matches, regex};
 
 use super::text::{Sentence, content_terms, sentences, stem};
 use crate::agent::types::Evidence;
@@ -243,7 +243,7 @@ static NUMBER_A: Pattern = LazyLock::new(|| regex(&format!(r"(?i)\b(\d+|{})\b", 
 /// The kind of value a question asks for, if it names one clearly.
 pub fn expected(question: &str) -> Option<Expected> {
     let q = question.to_lowercase();
-    let is = |r: &Pattern| r.as_ref().is_some_and(|re| re.is_match(&q));
+    let is = |r: &Pattern| matches(r, &q);
     if is(&FREQUENCY_Q) {
         Some(Expected::Frequency)
     } else if is(&DURATION_Q) {
@@ -271,7 +271,7 @@ pub fn has_value(kind: Expected, text: &str) -> bool {
         Expected::Number => &NUMBER_A,
         Expected::Jurisdiction => &JURISDICTION_A,
     };
-    re.as_ref().is_some_and(|r| r.is_match(text))
+    matches(re, text)
 }
 
 /// IDF of each question term over a set of texts (the candidate sentences).
