@@ -239,6 +239,10 @@ fn line(id: &str, turn: &TurnResult, names: &HashMap<&str, &str>) -> Value {
     };
     let mut out =
         json!({"id": id, "status": status, "answer": turn.answer.text, "citations": citations});
+    // The measures the refusal was judged on (for calibrating it: scripts/fit-refusal.py).
+    if let Some(c) = &turn.answer.confidence {
+        out["confidence"] = json!(c);
+    }
     if let Some(report) = &turn.answer.audit {
         let findings: Vec<Value> = report
             .findings
