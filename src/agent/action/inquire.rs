@@ -9,7 +9,7 @@ use crate::agent::evidence::*;
 use crate::agent::graph::{Node, Transition};
 use crate::agent::model::redactor_of;
 use crate::agent::resolve;
-use crate::agent::rules::{extractive, text};
+use crate::agent::rules::{extractive, text, value};
 use crate::agent::types::*;
 use crate::agent::{Agent, Emit};
 use crate::index::Scope;
@@ -133,7 +133,7 @@ impl Agent<'_> {
                 g.text
             }
             _ => {
-                for p in extractive::pick(&terms, &state.evidence, 3) {
+                for p in extractive::pick_answer(&terms, &state.evidence, 3) {
                     proposed += 1;
                     if let Some(c) = self
                         .cite(
@@ -191,11 +191,10 @@ impl Agent<'_> {
             let names = names.to_lowercase();
             missing.retain(|a| !extractive::contains_word(&names, &a.to_lowercase()));
         }
-        // A question that asks for a kind of value ("within how many hours", "how often", "what
-        // salary") is not answered by quotes that hold none.
-        if let Some(kind) = extractive::expected(&own)
-            && !citations.is_empty()
-            && !extractive::has_value(kind, &cited_text)
+        // A question whose every ask wants a value ("within how many hours", "how often") is
+        // not answered by quotes that hold none of that kind.
+        if !citations.is_empty()
+            && let Some(kind) = value::asks(&own).unmet(&cited_text)
         {
             missing.push(kind.describe().to_owned());
         }

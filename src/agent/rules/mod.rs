@@ -1,5 +1,5 @@
 //! The agent's pure heuristics: text utilities, extractive sentence choice, summaries,
-//! comparison facts and the audit rule engine.
+//! comparison facts, the values a question asks for and the audit rule engine.
 //!
 //! Owns: every word list (one copy each, in [`lexicon`]) and every regular expression of the
 //! agent, built through [`regex`] so that a pattern that does not compile is reported (and a
@@ -12,6 +12,7 @@ pub mod extractive;
 pub mod lexicon;
 pub mod summary;
 pub mod text;
+pub mod value;
 
 use std::sync::LazyLock;
 

@@ -1,0 +1,390 @@
+//! The values a question asks for ("how many days", "how often", "what fee") and whether a
+//! text holds one.
+//!
+//! One mechanism instead of one rule per question shape: a question is split into its asks
+//! (at "?", ";" and at "and"/"or" that open a new question: "…, and how do they …"); an ask's
+//! interrogative names the kind of value it wants by the unit after "how many/much", by "how
+//! long/often", or by the head noun after "what (is the)…" looked up in one table of value
+//! nouns. Every other ask is *open* (a why/who/what-does question answered by prose). A text
+//! holds a value of a kind when it has a number with a unit of that kind, or a word that
+//! states one ("annually", "free of charge").
+//!
+//! Owns: the value kinds, the value-noun table, reading asks, value detectors.
+//! Must not: decide refusal (Inquire does, from [`Asks::unmet`]), call models or stores.
+
+use std::sync::LazyLock;
+
+use super::lexicon;
+use super::{Pattern, matches, regex};
+
+/// What kind of value an ask wants.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    /// A length of time: a number with a unit of time ("72 hours", "seven years").
+    Duration,
+    /// A frequency: "every 90 days", "annually", "twice a year".
+    Frequency,
+    /// An amount of money: "$50", "USD 10,000", "free of charge".
+    Money,
+    /// A number or a numeric code: a count, a percentage, a size, a mode ("1777").
+    Number,
+}
+
+impl Kind {
+    /// How a refusal names what is missing.
+    pub fn describe(self) -> &'static str {
+        match self {
+            Self::Duration => "a duration",
+            Self::Frequency => "a frequency",
+            Self::Money => "an amount of money",
+            Self::Number => "a number",
+        }
+    }
+}
+
+/// Head nouns that make "what (is the) … NOUN" ask for a value, by kind. A noun is here
+/// because it names a quantity in any domain (a fee is an amount of money wherever it
+/// occurs), never because one question used it.
+const VALUE_NOUNS: [(&str, Kind); 22] = [
+    ("salary", Kind::Money),
+    ("salaries", Kind::Money),
+    ("stipend", Kind::Money),
+    ("wage", Kind::Money),
+    ("fee", Kind::Money),
+    ("fees", Kind::Money),
+    ("fine", Kind::Money),
+    ("fines", Kind::Money),
+    ("price", Kind::Money),
+    ("cost", Kind::Money),
+    ("deadline", Kind::Duration),
+    ("period", Kind::Duration),
+    ("number", Kind::Number),
+    ("percentage", Kind::Number),
+    ("amount", Kind::Number),
+    ("length", Kind::Number),
+    ("size", Kind::Number),
+    ("age", Kind::Number),
+    ("mode", Kind::Number),
+    ("ratio", Kind::Number),
+    ("quorum", Kind::Number),
+    ("version", Kind::Number),
+];
+
+/// The asks of a question: the kinds of value some of them want and how many want none.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Asks {
+    /// One entry per ask that wants a value.
+    pub values: Vec<Kind>,
+    /// Asks answered by prose (no particular value).
+    pub open: usize,
+}
+
+impl Asks {
+    /// The first value the question needs that `text` does not hold, when nothing else of the
+    /// question could be answered without it (every ask wants a value). A question with an open
+    /// ask ("how often …, and what must the plan contain?") is answered in part instead.
+    pub fn unmet(&self, text: &str) -> Option<Kind> {
+        if self.open > 0 {
+            return None;
+        }
+        self.values.iter().copied().find(|k| !holds(*k, text))
+    }
+}
+
+/// Where a new ask begins inside a question: after "?" or ";", or at "and"/"or" followed by an
+/// interrogative ("…, and how do they…"; "…, and is there…" only after a comma, where an
+/// auxiliary cannot continue a verb phrase).
+static BOUNDARY: Pattern = LazyLock::new(|| {
+    regex(
+        r"(?i)[?;]\s*|\s(?:and|or)\s+(?:how|what|which|who|whom|whose|when|where|why)\b|,\s*(?:and|or)\s+(?:is|are|was|were|does|do|did|can|could|should|must|may|will|would|has|have)\b",
+    )
+});
+/// The first interrogative of an ask and the words after it.
+static INTERROGATIVE: Pattern = LazyLock::new(|| {
+    regex(r"(?i)\b(how|what|which|who|whom|whose|when|where|why)\b((?:\s+[\w'’/-]+){0,6})")
+});
+static TIME_UNIT: Pattern = LazyLock::new(|| {
+    regex(r"(?i)^(?:seconds?|minutes?|hours?|days?|weeks?|months?|years?|quarters?)$")
+});
+static MONEY_VERB: Pattern = LazyLock::new(|| regex(r"(?i)\b(pay|paid|cost|costs|charge\w*)\b"));
+
+/// Reads the asks of a question.
+pub fn asks(question: &str) -> Asks {
+    let mut out = Asks::default();
+    let Some(boundary) = BOUNDARY.as_ref() else {
+        return out;
+    };
+    let mut starts = vec![0];
+    for m in boundary.find_iter(question) {
+        // A boundary at "and how" starts the new ask at its interrogative (the last word of
+        // the match); one at "?" or ";" right after the match.
+        let s = m.as_str();
+        let keep = if s.ends_with(char::is_alphabetic) {
+            s.rfind(char::is_whitespace)
+                .map_or(m.end(), |i| m.start() + i + 1)
+        } else {
+            m.end()
+        };
+        starts.push(keep.min(question.len()));
+    }
+    starts.push(question.len());
+    for w in starts.windows(2) {
+        let part = question[w[0]..w[1]].trim();
+        if part.chars().filter(|c| c.is_alphabetic()).count() < 3 {
+            continue;
+        }
+        match kind_of(part) {
+            Some(k) => out.values.push(k),
+            None => out.open += 1,
+        }
+    }
+    out
+}
+
+/// The kind of value one ask wants, from its first interrogative.
+fn kind_of(ask: &str) -> Option<Kind> {
+    let caps = INTERROGATIVE.as_ref()?.captures(ask)?;
+    let wh = caps.get(1)?.as_str().to_lowercase();
+    let rest: Vec<String> = caps
+        .get(2)
+        .map_or("", |m| m.as_str())
+        .split_whitespace()
+        .map(|w| {
+            w.trim_matches(|c: char| !c.is_alphanumeric())
+                .to_lowercase()
+        })
+        .collect();
+    let word = |i: usize| rest.get(i).map_or("", String::as_str);
+    match wh.as_str() {
+        "how" => match word(0) {
+            "often" | "frequently" => Some(Kind::Frequency),
+            // "How long" asks for a time or a length: a number either way.
+            "long" => Some(Kind::Number),
+            "many" => Some(
+                if rest.iter().skip(1).take(3).any(|w| matches(&TIME_UNIT, w)) {
+                    Kind::Duration
+                } else {
+                    Kind::Number
+                },
+            ),
+            "much" => Some(
+                if rest.iter().skip(1).take(3).any(|w| matches(&TIME_UNIT, w)) {
+                    Kind::Duration
+                } else if word(1) == "money" || matches(&MONEY_VERB, ask) {
+                    Kind::Money
+                } else {
+                    Kind::Number
+                },
+            ),
+            _ => None,
+        },
+        // "What (is|are) (the|a) [two modifiers] NOUN": the head noun names the value. Not
+        // "which": "which price applies" chooses among things, it does not ask for an amount.
+        "what" => {
+            let mut i = 0;
+            if matches!(word(i), "is" | "are" | "was" | "were") {
+                i += 1;
+            }
+            if matches!(word(i), "the" | "a" | "an") {
+                i += 1;
+            }
+            (i..i + 3).find_map(|j| {
+                VALUE_NOUNS
+                    .iter()
+                    .find(|(n, _)| *n == word(j))
+                    .map(|(_, k)| *k)
+            })
+        }
+        _ => None,
+    }
+}
+
+/// Words that state an amount besides the number words: "hundred", "a single", "once".
+fn amount_words() -> String {
+    format!(
+        "{}|hundred|thousand|single|once|twice",
+        lexicon::number_words()
+    )
+}
+static DURATION_A: Pattern = LazyLock::new(|| {
+    regex(&format!(
+        r"(?i)\b(\d+|{amounts})([ -](business|working|calendar|full))?[ -](second|minute|hour|day|week|month|quarter|year)s?\b|\b(indefinitely|permanently|immediately|promptly|without delay)\b",
+        amounts = amount_words()
+    ))
+});
+static FREQUENCY_A: Pattern = LazyLock::new(|| {
+    regex(&format!(
+        r"(?i)\b(every|each|per|once a|twice a|times a)\b[^.]{{0,20}}\b(second|minute|hour|day|week|month|quarter|year)s?\b|\b(daily|weekly|monthly|quarterly|annually|yearly|biannually|hourly|regularly|periodically|continuously|ongoing)\b|\b({amounts}|\d+) times\b",
+        amounts = amount_words()
+    ))
+});
+static MONEY_A: Pattern = LazyLock::new(|| {
+    regex(&format!(
+        r"(?i)(?:{cur})\s?\d|\b\d[\d,.]*\s?(?:{cur}|dollars?|euros?|pounds?)\b|\b(?:no|without|free of) (?:charge|fee|payment|salary|compensation)\b|\bunpaid\b",
+        cur = lexicon::CURRENCIES
+    ))
+});
+/// A number written as digits or words; a dotted clause number ("4.2.1") is a reference, not
+/// a value, and is skipped by [`holds`].
+static NUMBER_A: Pattern = LazyLock::new(|| {
+    regex(&format!(
+        r"(?i)\b(\d+(?:[.,]\d+)*|{})\b",
+        lexicon::number_words()
+    ))
+});
+
+/// Whether `text` holds a value of `kind`.
+pub fn holds(kind: Kind, text: &str) -> bool {
+    match kind {
+        Kind::Duration => matches(&DURATION_A, text),
+        Kind::Frequency => matches(&FREQUENCY_A, text),
+        Kind::Money => matches(&MONEY_A, text),
+        Kind::Number => NUMBER_A.as_ref().is_some_and(|re| {
+            re.find_iter(text)
+                .any(|m| m.as_str().matches('.').count() < 2)
+        }),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn kinds(q: &str) -> (Vec<Kind>, usize) {
+        let a = asks(q);
+        (a.values, a.open)
+    }
+
+    #[test]
+    fn every_pattern_compiles() {
+        assert!(super::super::all_compile(&[
+            &BOUNDARY,
+            &INTERROGATIVE,
+            &TIME_UNIT,
+            &MONEY_VERB,
+            &DURATION_A,
+            &FREQUENCY_A,
+            &MONEY_A,
+            &NUMBER_A,
+        ]));
+    }
+
+    #[test]
+    fn the_interrogative_names_the_value_an_ask_wants() {
+        assert_eq!(
+            kinds("Within how many days must a tenant be told of a rent increase?"),
+            (vec![Kind::Duration], 0)
+        );
+        assert_eq!(
+            kinds("How often are fire extinguishers inspected?"),
+            (vec![Kind::Frequency], 0)
+        );
+        assert_eq!(
+            kinds("What is the annual membership fee for the club?"),
+            (vec![Kind::Money], 0)
+        );
+        assert_eq!(
+            kinds("How much does the city charge for a parking permit?"),
+            (vec![Kind::Money], 0)
+        );
+        assert_eq!(
+            kinds("What minimum font size does the style guide require?"),
+            (vec![Kind::Number], 0)
+        );
+        assert_eq!(
+            kinds("How many members form a quorum of the board?"),
+            (vec![Kind::Number], 0)
+        );
+        // A time or a length: a number either way.
+        assert_eq!(
+            kinds("For a lease in Ontario, how long is the notice period?"),
+            (vec![Kind::Number], 0)
+        );
+        assert_eq!(
+            kinds("How long may a fishing rod be on the pier?"),
+            (vec![Kind::Number], 0)
+        );
+    }
+
+    #[test]
+    fn a_question_without_a_value_noun_is_open() {
+        assert_eq!(kinds("What must a landlord disclose?"), (vec![], 1));
+        assert_eq!(kinds("Why is the warranty void?"), (vec![], 1));
+        assert_eq!(kinds("Describe the appeals procedure."), (vec![], 1));
+        // Choosing among things is not asking for an amount.
+        assert_eq!(
+            kinds("Which price should the seller use when no list price is published?"),
+            (vec![], 1)
+        );
+        // A value noun far from the interrogative is the topic, not what is asked.
+        assert_eq!(
+            kinds("What must a retailer do when a customer disputes the price of an item?"),
+            (vec![], 1)
+        );
+    }
+
+    #[test]
+    fn compound_questions_are_split_into_asks() {
+        assert_eq!(
+            kinds("How often is the boiler serviced, and who keeps the service log?"),
+            (vec![Kind::Frequency], 1)
+        );
+        assert_eq!(
+            kinds("How often must keys be changed, and what minimum key length is required?"),
+            (vec![Kind::Frequency, Kind::Number], 0)
+        );
+        assert_eq!(
+            kinds("How frequently are audits run, and is there a template for them?"),
+            (vec![Kind::Frequency], 1)
+        );
+        // "and" inside one ask does not split it.
+        assert_eq!(
+            kinds("How many days do tenants and landlords have to object?"),
+            (vec![Kind::Duration], 0)
+        );
+    }
+
+    #[test]
+    fn an_unmet_value_counts_only_when_every_ask_wants_one() {
+        let only = asks("How many days does a buyer have to return goods?");
+        assert_eq!(
+            only.unmet("Goods may be returned in their original packaging."),
+            Some(Kind::Duration)
+        );
+        assert_eq!(only.unmet("Goods may be returned within 14 days."), None);
+        let mixed = asks("How often are smoke alarms tested, and who tests them?");
+        assert_eq!(mixed.unmet("The caretaker tests the smoke alarms."), None);
+    }
+
+    #[test]
+    fn detectors_find_values_of_their_kind_only() {
+        assert!(holds(Kind::Duration, "within 72 hours of discovery"));
+        assert!(holds(Kind::Duration, "kept for seven years"));
+        assert!(!holds(
+            Kind::Duration,
+            "information must sometimes be kept private for a time"
+        ));
+        assert!(holds(Kind::Frequency, "the register is reviewed annually"));
+        assert!(holds(Kind::Frequency, "at least once a year"));
+        assert!(!holds(
+            Kind::Frequency,
+            "the files required on every system"
+        ));
+        assert!(holds(Kind::Money, "a fee of $50 per application"));
+        assert!(holds(Kind::Money, "a penalty of USD 10,000"));
+        assert!(holds(Kind::Money, "the service is free of charge"));
+        assert!(!holds(
+            Kind::Money,
+            "how to use separately published modules"
+        ));
+        assert!(holds(Kind::Number, "the directory has mode 1777"));
+        assert!(holds(Kind::Number, "at least twelve characters"));
+        // "A single user" names no quantity.
+        assert!(!holds(Kind::Number, "when booted in single user mode"));
+        // A clause number is a reference, not a value.
+        assert!(!holds(
+            Kind::Number,
+            "as required by section 4.2.1 of the code"
+        ));
+    }
+}
