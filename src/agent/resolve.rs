@@ -213,8 +213,18 @@ pub fn reference(message: &str) -> Option<Reference> {
     None
 }
 
-/// Candidates from earlier turns, newest turn first: (document ids of that turn).
-pub type History<'a> = &'a [Vec<String>];
+/// The documents of one earlier turn.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EarlierTurn {
+    /// Document ids, in the turn's order (for an answer's citations: the first cited first).
+    pub documents: Vec<String>,
+    /// Whether the documents are those the answer cited (the turn searched the whole library)
+    /// rather than those it was scoped to.
+    pub cited: bool,
+}
+
+/// Earlier turns, newest first.
+pub type History<'a> = &'a [EarlierTurn];
 
 /// Resolves a reference against earlier turns. `newer_first` orders two documents by age
 /// (newest first). Returns the documents, a certainty and the reasoning.
@@ -223,18 +233,26 @@ pub fn resolve_reference(
     history: History<'_>,
     newer_first: &dyn Fn(&[String]) -> Vec<String>,
 ) -> (Vec<String>, Certainty, String) {
-    let Some(last) = history.iter().find(|docs| !docs.is_empty()) else {
+    let Some(turn) = history.iter().find(|t| !t.documents.is_empty()) else {
         return (
             Vec::new(),
             Certainty::Low,
             "the message refers to earlier documents, but no earlier turn used any".into(),
         );
     };
+    let last = &turn.documents;
     match r {
         Reference::One if last.len() == 1 => (
             last.clone(),
             Certainty::High,
             "the message refers to the one document of the previous turn".into(),
+        ),
+        // "That document" after an answer drawn from the whole library is the document the
+        // answer rests on first: its best quote's.
+        Reference::One if turn.cited => (
+            last[..1].to_vec(),
+            Certainty::High,
+            "the message refers to the document the previous answer cited first".into(),
         ),
         Reference::One => (
             last.clone(),
@@ -352,10 +370,14 @@ pub(in crate::agent) fn mentioned_titles(message: &str, docs: &[Document]) -> Ve
                 .collect::<Vec<_>>()
         })
         .collect();
-    let message = spell_acronyms(message, &acronyms);
-    let message = VERSION_WORD.as_ref().map_or(message.clone(), |re| {
-        re.replace_all(&message, "$2").into_owned()
-    });
+    // "version 2" and "v2" become "2", in the message and in the names alike (a file named
+    // "…-VER03181223" must still match itself).
+    let versions = |s: &str| {
+        VERSION_WORD
+            .as_ref()
+            .map_or(s.to_owned(), |re| re.replace_all(s, "$2").into_owned())
+    };
+    let message = versions(&spell_acronyms(message, &acronyms));
     // Keep dots inside version numbers ("1.2") by normalising them the same way on both sides.
     let m = norm(&message.replace('.', " . "));
     let mut out = Vec::new();
@@ -368,7 +390,7 @@ pub(in crate::agent) fn mentioned_titles(message: &str, docs: &[Document]) -> Ve
             .rsplit_once('.')
             .map_or(d.file_name.as_str(), |(s, _)| s);
         for name in [d.title.as_str(), stem, &d.label()] {
-            let n = norm(&name.replace('.', " . "));
+            let n = norm(&versions(name).replace('.', " . "));
             if n.trim().chars().count() >= 4 && m.contains(&n) && !out.contains(&d.id) {
                 out.push(d.id.clone());
             }
@@ -448,6 +470,46 @@ mod tests {
     }
 
     #[test]
+    fn a_file_name_with_a_version_code_is_found_in_the_message_that_names_it() {
+        let doc = |id: &str, file: &str| Document {
+            id: id.into(),
+            profile_id: "p".into(),
+            title: file.trim_end_matches(".pdf").into(),
+            version: String::new(),
+            doc_type: crate::store::DocType::Regulatory,
+            set_id: None,
+            set_name: None,
+            file_name: file.into(),
+            sha256: String::new(),
+            page_count: 1,
+            chunk_count: 1,
+            empty_pages: Vec::new(),
+            status: DocStatus::Ready,
+            error: None,
+            supersedes: None,
+            superseded_by: None,
+            embed_model: String::new(),
+            created_at: String::new(),
+            updated_at: String::new(),
+        };
+        let docs = [
+            doc("a", "harbour-pilotage-code-VER04112019.pdf"),
+            doc("b", "harbour-fees-v2.pdf"),
+        ];
+        assert_eq!(
+            mentioned_titles(
+                "Give me an overview of harbour-pilotage-code-VER04112019.",
+                &docs
+            ),
+            ["a"]
+        );
+        assert_eq!(
+            mentioned_titles("What changed in harbour fees version 2?", &docs),
+            ["b"]
+        );
+    }
+
+    #[test]
     fn titles_follow_spec_004() {
         assert_eq!(
             thread_title(
@@ -504,12 +566,23 @@ mod tests {
         );
         assert_eq!(reference("Do those two agree?"), Some(Reference::Several));
         assert_eq!(reference("What is the capital ratio?"), None);
-        let history = vec![vec!["a".to_owned(), "b".to_owned()]];
+        let scoped = |cited: bool| {
+            vec![EarlierTurn {
+                documents: vec!["a".to_owned(), "b".to_owned()],
+                cited,
+            }]
+        };
         let newest = |d: &[String]| d.iter().rev().cloned().collect::<Vec<_>>();
-        let (docs, c, _) = resolve_reference(Reference::Newer, &history, &newest);
+        let (docs, c, _) = resolve_reference(Reference::Newer, &scoped(false), &newest);
         assert_eq!((docs, c), (vec!["b".to_owned()], Certainty::High));
-        let (_, c, _) = resolve_reference(Reference::One, &history, &newest);
+        // "It" after a turn scoped to two documents is ambiguous: ask.
+        let (_, c, _) = resolve_reference(Reference::One, &scoped(false), &newest);
         assert_eq!(c, Certainty::Medium);
+        // After a whole-library answer, "that document" is the one it cited first.
+        let (docs, c, _) = resolve_reference(Reference::One, &scoped(true), &newest);
+        assert_eq!((docs, c), (vec!["a".to_owned()], Certainty::High));
+        let (docs, _, _) = resolve_reference(Reference::Several, &scoped(true), &newest);
+        assert_eq!(docs.len(), 2);
         let (docs, c, _) = resolve_reference(Reference::One, &[], &newest);
         assert!(docs.is_empty());
         assert_eq!(c, Certainty::Low);

@@ -8,6 +8,7 @@ use crate::Error;
 use crate::agent::Agent;
 use crate::agent::evidence::*;
 use crate::agent::graph::StoredTurn;
+use crate::agent::resolve;
 use crate::agent::types::*;
 use crate::store::MessageRow;
 use crate::store::Profile;
@@ -106,7 +107,7 @@ impl Agent<'_> {
         &self,
         profile: &Profile,
         state: &RunState,
-    ) -> Result<Vec<Vec<String>>, Error> {
+    ) -> Result<Vec<resolve::EarlierTurn>, Error> {
         let rows = self
             .lib
             .store()
@@ -124,7 +125,10 @@ impl Agent<'_> {
                 .map(|r| r.documents.resolved.clone())
                 .unwrap_or_default();
             if !resolved.is_empty() {
-                out.push(resolved);
+                out.push(resolve::EarlierTurn {
+                    documents: resolved,
+                    cited: false,
+                });
                 continue;
             }
             let mut cited: Vec<String> = Vec::new();
@@ -133,7 +137,10 @@ impl Agent<'_> {
                     cited.push(c.document_id.clone());
                 }
             }
-            out.push(cited);
+            out.push(resolve::EarlierTurn {
+                documents: cited,
+                cited: true,
+            });
         }
         Ok(out)
     }

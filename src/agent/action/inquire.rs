@@ -216,18 +216,25 @@ impl Agent<'_> {
     }
 
     /// Retrieval into evidence: the search's passages, at most [`PER_DOCUMENT`] of one document
-    /// and [`MAX_EVIDENCE`] in all, weak vector matches that full text did not find dropped.
+    /// (more when the question is scoped to fewer documents than [`MAX_EVIDENCE`] needs: there
+    /// are no others to keep in view) and [`MAX_EVIDENCE`] in all, weak vector matches that full
+    /// text did not find dropped.
     async fn retrieve(
         &self,
         profile: &Profile,
         req: &SearchRequest,
     ) -> Result<Vec<Evidence>, Error> {
         let hits = self.lib.search(profile, req).await?;
+        let per_document = if req.documents.is_empty() {
+            PER_DOCUMENT
+        } else {
+            MAX_EVIDENCE.div_ceil(req.documents.len()).max(PER_DOCUMENT)
+        };
         let mut per_doc: HashMap<String, usize> = HashMap::new();
         let mut evidence = Vec::new();
         for h in hits {
             let n = per_doc.entry(h.hit.document_id.clone()).or_default();
-            if *n >= PER_DOCUMENT || evidence.len() >= MAX_EVIDENCE {
+            if *n >= per_document || evidence.len() >= MAX_EVIDENCE {
                 continue;
             }
             if h.hit.vector_score.unwrap_or(0.0) < MIN_VECTOR_SCORE

@@ -93,7 +93,8 @@ impl Agent<'_> {
         let docs = self.lib.documents(profile).await?;
         let history = self.history_documents(profile, state).await?;
         // "it" in a first question is ordinary English, not a reference to earlier documents.
-        let reference = resolve::reference(&own).filter(|_| history.iter().any(|h| !h.is_empty()));
+        let reference =
+            resolve::reference(&own).filter(|_| history.iter().any(|h| !h.documents.is_empty()));
         if let Some(r) = reference {
             let by_id: HashMap<&str, &Document> = docs.iter().map(|d| (d.id.as_str(), d)).collect();
             let newer_first = |ids: &[String]| {
