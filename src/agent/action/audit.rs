@@ -384,9 +384,17 @@ impl Agent<'_> {
                     })
                     .map(|(_, sim)| *sim)
                     .fold(0.0f32, f32::max);
+                let permissions: Vec<bool> = candidates
+                    .iter()
+                    .map(|c| c.clause.deontic == Deontic::Permission)
+                    .collect();
+                let governs = audit::governing(&sims, &permissions);
                 let mut mine = Vec::new();
                 for (ci, c) in candidates.iter().enumerate() {
                     let sim = sims.get(ci).copied().unwrap_or(0.0);
+                    if !governs.get(ci).copied().unwrap_or(false) {
+                        continue;
+                    }
                     match audit::check(s, &c.clause, sim) {
                         Some(conflict)
                             if conflict.rule == AuditRule::OutOfRange && sim < governing => {}
