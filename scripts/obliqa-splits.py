@@ -16,6 +16,10 @@ refers back to the first, the way a compliance officer continues a conversation:
   - "<another question on the same document>"  then  "In that document, <question>"
 Only questions whose gold passages lie in one document are used; the gold of the item is the
 second question's. Scored with the same `obliqa/score.py` (the result of the last turn).
+
+OUT/heldout-compare/ and OUT/fit-compare/ hold 80 compare items each: "Compare A and B on this:
+<question>" over the question's gold document and another one, in random order; the gold is
+the question's, so the score says whether the comparison cites the right page on its side.
 Pure Python, deterministic.
 """
 import collections
@@ -27,6 +31,7 @@ import sys
 
 SPLIT = 400
 FOLLOWUPS = 120
+COMPARES = 80
 
 
 def write(out, items, gold):
@@ -69,6 +74,28 @@ def followups(questions, gold):
     return items[:FOLLOWUPS], fu_gold
 
 
+def compares(questions, gold):
+    rnd = random.Random(3)
+    docs = sorted({p["doc"] for g in gold.values() for p in g["passages"]})
+    items, cmp_gold = [], {}
+    for q in questions:
+        own = {p["doc"] for p in gold[q["id"]]["passages"]}
+        if len(own) != 1:
+            continue
+        a = own.pop()
+        b = rnd.choice([x for x in docs if x != a])
+        pair = [a, b] if rnd.random() < 0.5 else [b, a]
+        iid = "cmp-" + q["id"]
+        items.append({
+            "id": iid, "kind": "compare", "docs": pair, "gold": q["gold"],
+            "question": f"Compare {pair[0][:-4]} and {pair[1][:-4]} on this: {q['question']}",
+        })
+        cmp_gold[iid] = gold[q["id"]]
+        if len(items) >= COMPARES:
+            break
+    return items, cmp_gold
+
+
 def main():
     if len(sys.argv) != 3:
         sys.exit(__doc__)
@@ -82,7 +109,9 @@ def main():
         write(os.path.join(out, name), part, gold)
         items, fu_gold = followups(part, gold)
         write(os.path.join(out, name + "-followups"), items, fu_gold)
-        print(f"{name}: {len(part)} questions, {len(items)} follow-ups")
+        pairs, cmp_gold = compares(part, gold)
+        write(os.path.join(out, name + "-compare"), pairs, cmp_gold)
+        print(f"{name}: {len(part)} questions, {len(items)} follow-ups, {len(pairs)} compares")
 
 
 if __name__ == "__main__":

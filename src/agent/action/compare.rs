@@ -161,7 +161,13 @@ impl Agent<'_> {
             })
             .collect();
         for (i, (d, mut evidence)) in docs.iter().zip(found).enumerate() {
-            let mut picks = extractive::pick(&terms, &evidence, if versions { 8 } else { 3 });
+            // Two different documents: each side is answered like a question (citing what its
+            // retrieval ranks best); versions choose what differs, not what ranks first.
+            let mut picks = if versions {
+                extractive::pick(&terms, &evidence, 8)
+            } else {
+                extractive::pick_answer(&terms, &evidence, 3)
+            };
             // Headings name a topic; they say nothing about what changed.
             picks.retain(|p| {
                 !text::looks_like_heading(&p.sentence.text) && !is_fragment(&p.sentence)

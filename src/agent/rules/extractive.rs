@@ -338,8 +338,8 @@ pub fn pick(terms: &HashMap<String, f32>, evidence: &[Evidence], max: usize) -> 
 
 /// [`pick`] for an answer to a question: then each of the [`RANKED_PASSAGES`] best-ranked
 /// passages on a page not cited yet adds its best sentence if that scores at least
-/// [`RANKED_SHARE`] of the best (up to [`RANKED_EXTRA`] beyond `max`). Not for comparisons,
-/// which choose per document what differs, not what ranks first.
+/// [`RANKED_SHARE`] of the best (up to [`RANKED_EXTRA`] beyond `max`). Not for comparisons
+/// between versions of a document, which choose what differs, not what ranks first.
 pub fn pick_answer(terms: &HashMap<String, f32>, evidence: &[Evidence], max: usize) -> Vec<Picked> {
     pick_from(terms, evidence, max, RANKED_PASSAGES)
 }
