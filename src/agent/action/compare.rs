@@ -272,6 +272,7 @@ impl Agent<'_> {
                             doc_char,
                             // Closeness in meaning breaks ties between equally worded clauses.
                             score: quantified + e.vector_score.max(0.0) - set_aside_penalty,
+                            ranked: false,
                         });
                     }
                 }

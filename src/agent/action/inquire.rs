@@ -105,6 +105,9 @@ impl Agent<'_> {
             }
         }
         let mut citations = Vec::new();
+        // Quotes cited only because retrieval ranks their passage first (`Picked::ranked`) are
+        // shown, but are no evidence that the answer covers the question: coverage leaves them out.
+        let mut rank_only: HashSet<String> = HashSet::new();
         let mut proposed = 0usize;
         let mut usage = None;
         let body = match (state.mode, self.chat_model(profile)) {
@@ -144,6 +147,9 @@ impl Agent<'_> {
                         )
                         .await?
                     {
+                        if p.ranked {
+                            rank_only.insert(c.quote.clone());
+                        }
                         citations.push(c);
                     }
                 }
@@ -163,6 +169,7 @@ impl Agent<'_> {
         };
         let cited_text: String = citations
             .iter()
+            .filter(|c| !rank_only.contains(&c.quote))
             .map(|c| c.quote.as_str())
             .collect::<Vec<_>>()
             .join(" ");

@@ -26,6 +26,9 @@ pub struct Picked {
     pub doc_char: u64,
     /// Score.
     pub score: f32,
+    /// Added because retrieval ranks its passage among the best, not for its own score (see
+    /// [`pick_answer`]): cited, but no evidence that the answer covers the question.
+    pub ranked: bool,
 }
 
 /// Stemmed content terms of a text.
@@ -395,6 +398,7 @@ fn pick_from(
     }
     // The answer cites what retrieval ranks best: a top-ranked passage whose page is not cited
     // yet contributes its best sentence when that sentence is not far behind the best one.
+    let core = chosen.len();
     let page = |ev: usize| (&evidence[ev].document_id, evidence[ev].page);
     for rank in 0..ranked_passages.min(evidence.len()) {
         if chosen.len() >= max + RANKED_EXTRA {
@@ -417,7 +421,8 @@ fn pick_from(
     }
     chosen
         .into_iter()
-        .map(|i| {
+        .enumerate()
+        .map(|(n, i)| {
             let c = &cands[i];
             let e = &evidence[c.evidence];
             let before = e.text[..c.sentence.start].chars().count() as u64;
@@ -426,6 +431,7 @@ fn pick_from(
                 sentence: c.sentence.clone(),
                 doc_char: e.char_start + before,
                 score: scores[i],
+                ranked: n >= core,
             }
         })
         .collect()
@@ -580,13 +586,13 @@ mod tests {
             "How often is a harbour pilot licence renewed by the port authority?",
             "",
         );
-        let pages: Vec<u32> = pick_answer(&terms, &evidence, 1)
+        let pages: Vec<(u32, bool)> = pick_answer(&terms, &evidence, 1)
             .iter()
-            .map(|p| evidence[p.evidence].page)
+            .map(|p| (evidence[p.evidence].page, p.ranked))
             .collect();
         // The best sentence (page 3) first, then retrieval's first page, which shares enough
-        // of the question; the canteen page shares nothing and stays out.
-        assert_eq!(pages, [3, 1]);
+        // of the question and is marked as cited for its rank; the canteen page stays out.
+        assert_eq!(pages, [(3, false), (1, true)]);
     }
 
     #[test]
