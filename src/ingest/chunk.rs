@@ -158,8 +158,16 @@ fn heading_level_of(line: &str) -> Option<usize> {
 fn find_headings(text: &str) -> Vec<Heading> {
     let mut out = Vec::new();
     let mut offset = 0usize;
-    for line in text.split('\n') {
-        if let Some(level) = heading_level_of(line) {
+    let lines: Vec<&str> = text.split('\n').collect();
+    for (i, line) in lines.iter().enumerate() {
+        // A line whose sentence goes on in the next one ("9.5.4 Subject to Rule 9.5.2, the
+        // Regulator may take any action that is necessary and" / "appropriate to …") is the
+        // first line of a wrapped clause, not a heading.
+        let continues = lines
+            .get(i + 1)
+            .and_then(|next| next.trim_start().chars().next())
+            .is_some_and(char::is_lowercase);
+        if let Some(level) = heading_level_of(line).filter(|_| !continues) {
             out.push(Heading {
                 char_start: offset,
                 level,
@@ -242,6 +250,14 @@ mod tests {
         }
         let last = chunks.last().map(|c| (c.page_end, c.heading.clone()));
         assert_eq!(last, Some((3, "2 Capital > 2.1 Minimum ratio".to_owned())));
+    }
+
+    #[test]
+    fn the_first_line_of_a_wrapped_numbered_rule_is_not_a_heading() {
+        let text = "3.2 Moorings\n3.2.1 Subject to Rule 3.1.4, the harbour master may extend a stay and\n\
+                    charge a fee for each further day.";
+        let titles: Vec<String> = find_headings(text).into_iter().map(|h| h.title).collect();
+        assert_eq!(titles, ["3.2 Moorings"]);
     }
 
     #[test]
