@@ -232,6 +232,19 @@ def main():
         assert s.js("return window.__alerted") is False, "markup from a PDF ran a script"
         s.shot("markup-as-text")
 
+        # A Markdown link whose text is an HTML link, quoted from a PDF: one link, to the
+        # Markdown target (opened outside the app), the inner markup shown as text.
+        s.click(".tiptap")
+        s.type(".tiptap", "Which link must staff not follow?")
+        s.type(".tiptap", "\ue007")
+        links = ("const a = [...document.querySelectorAll('.answer')].pop(); "
+                 "return a && a.innerText.includes('evil.example') && "
+                 "{text: a.innerText, hrefs: [...a.querySelectorAll('a')].map(l => l.getAttribute('href') + ' ' + l.hasAttribute('data-external'))}")
+        found = s.wait(links, "the phishing-link answer")
+        assert found["hrefs"] == ["https://ok.example/ true"], found
+        assert '<a href="https://evil.example/">' in found["text"], found
+        s.shot("link-text-as-text")
+
         # An audit: the verdict and a severity badge per finding, with its export buttons.
         s.click('button[title="New chat"]')
         s.wait("return document.querySelectorAll('.answer').length === 0", "a new, empty chat for the audit")

@@ -31,6 +31,16 @@ describe("renderAnswer", () => {
     expect(div.textContent).toContain("click");
   });
 
+  it("shows HTML inside a link's text as text, so a document cannot nest a live link", () => {
+    const div = document.createElement("div");
+    div.innerHTML = renderAnswer('[<a href="https://evil.example/">x</a> **bold**](https://ok.example/)');
+    const links = [...div.querySelectorAll("a")];
+    expect(links.map((a) => a.getAttribute("href"))).toEqual(["https://ok.example/"]);
+    expect(links[0].getAttribute("data-external")).toBe("1");
+    expect(links[0].textContent).toContain('<a href="https://evil.example/">x</a>');
+    expect(links[0].querySelector("strong")?.textContent).toBe("bold");
+  });
+
   it("turns extractive citations into numbered markers", () => {
     const cs = [cite("Capital Guidelines", "2024", 3), cite("Retention Policy", "", 1)];
     const text =

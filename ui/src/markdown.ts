@@ -16,9 +16,12 @@ const marked = new Marked({
     html({ text }) {
       return escapeHtml(text);
     },
-    link({ href, text }) {
+    // The link text is rendered like any other inline text (its raw HTML escaped by `html`
+    // above): inserting it as it stands would let `[<a href=…>x</a>](https://ok)` nest a live link.
+    link({ href, tokens }) {
+      const inner = this.parser.parseInline(tokens);
       const safe = /^(https?:|mailto:)/i.test(href) ? href : null;
-      return safe ? `<a href="${escapeHtml(safe)}" data-external="1">${text}</a>` : text;
+      return safe ? `<a href="${escapeHtml(safe)}" data-external="1">${inner}</a>` : inner;
     },
     image({ text }) {
       return escapeHtml(text);

@@ -126,11 +126,13 @@ export function AssistantMessage(props: {
               props.onCite(m.citations, Number(cite.getAttribute("data-cite")));
               return;
             }
-            const a = t.closest("a[data-external]");
+            // No link in an answer ever navigates the app window: external ones open in the
+            // browser, anything else does nothing.
+            const a = t.closest("a");
             if (a) {
               e.preventDefault();
               const href = a.getAttribute("href");
-              if (href) props.onLink(href);
+              if (href && a.hasAttribute("data-external")) props.onLink(href);
             }
           }}
           onMouseOver={(e) => {
