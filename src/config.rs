@@ -232,13 +232,18 @@ impl DataDir {
         Self { root: root.into() }
     }
 
-    /// Creates the directory tree if needed.
+    /// Creates the directory tree if needed. The root is readable by its owner only (0700 on
+    /// Unix, also when it existed with wider permissions): it holds every profile's documents,
+    /// conversations and index.
     pub fn ensure(&self) -> Result<(), ConfigError> {
         for dir in [self.root.clone(), self.files_dir(), self.logs_dir()] {
             std::fs::create_dir_all(&dir)
                 .map_err(|source| ConfigError::Io { path: dir, source })?;
         }
-        Ok(())
+        owner_only(&self.root, 0o700).map_err(|source| ConfigError::Io {
+            path: self.root.clone(),
+            source,
+        })
     }
 
     /// The root of the data directory.
@@ -314,6 +319,22 @@ impl DataDir {
             return PathBuf::from(p);
         }
         self.default_model_dir()
+    }
+}
+
+/// Gives `path` the Unix permission bits `mode` (0700 for a directory, 0600 for a file) so that
+/// no other user of the workstation can read it; nothing to do on other systems, where the
+/// per-user data directory is private already.
+pub fn owner_only(path: &Path, mode: u32) -> std::io::Result<()> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode))
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = (path, mode);
+        Ok(())
     }
 }
 

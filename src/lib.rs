@@ -160,6 +160,7 @@ impl Error {
             ) => ErrorKind::NotFound,
             Error::Store(S::ProfileExists(_) | S::SetExists(_)) => ErrorKind::Duplicate,
             Error::Store(S::InvalidName { .. } | S::InvalidColour(_)) => ErrorKind::InvalidInput,
+            Error::Store(S::Io { .. }) => ErrorKind::Io,
             Error::Store(_) => ErrorKind::Internal,
             Error::Ingest(_) => ErrorKind::UnsupportedPdf,
             Error::Embed(
@@ -173,7 +174,9 @@ impl Error {
             Error::Index(index::IndexError::InvalidId(_)) => ErrorKind::NotFound,
             Error::Index(_) => ErrorKind::Internal,
             Error::Secret(secrets::SecretError::NoKeychain(_)) => ErrorKind::NoKeychain,
-            Error::Secret(secrets::SecretError::UnknownName(_)) => ErrorKind::InvalidInput,
+            Error::Secret(
+                secrets::SecretError::UnknownName(_) | secrets::SecretError::InsecureEndpoint(_),
+            ) => ErrorKind::InvalidInput,
             Error::Secret(_) => ErrorKind::Internal,
             Error::Llm(_) => ErrorKind::Remote,
             Error::Web(web::WebError::Disabled | web::WebError::NoKey) => ErrorKind::InvalidInput,

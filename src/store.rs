@@ -6,7 +6,7 @@
 //! see another's rows. Must not: read PDFs, embed, or touch LanceDB (the `library` module
 //! coordinates the two stores).
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::str::FromStr;
 use std::time::Duration;
 
@@ -25,6 +25,14 @@ pub enum StoreError {
     /// The database could not be opened, read or written.
     #[error("database error: {0}")]
     Sqlx(#[from] sqlx::Error),
+    /// The database file could not be created or made private.
+    #[error("cannot open the database file {path}: {source}")]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// What the system said.
+        source: std::io::Error,
+    },
     /// A schema migration failed.
     #[error("database migration failed: {0}")]
     Migrate(#[from] sqlx::migrate::MigrateError),
@@ -359,6 +367,33 @@ pub fn validate_name(what: &'static str, name: &str) -> Result<String, StoreErro
     Ok(trimmed.to_owned())
 }
 
+/// Creates the database file if missing, and makes it (and its WAL and shared-memory files, if
+/// any) readable by the owner only.
+fn private_file(path: &Path) -> Result<(), StoreError> {
+    let io = |source| StoreError::Io {
+        path: path.to_owned(),
+        source,
+    };
+    let mut open = std::fs::OpenOptions::new();
+    open.create(true).append(true);
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::mode(&mut open, 0o600);
+    open.open(path).map_err(io)?;
+    let mut files = vec![path.to_owned()];
+    for suffix in ["-wal", "-shm"] {
+        let mut p = path.as_os_str().to_owned();
+        p.push(suffix);
+        files.push(p.into());
+    }
+    for f in files.iter().filter(|f| f.exists()) {
+        crate::config::owner_only(f, 0o600).map_err(|source| StoreError::Io {
+            path: f.clone(),
+            source,
+        })?;
+    }
+    Ok(())
+}
+
 /// Handle to the SQLite database. Cheap to clone.
 #[derive(Debug, Clone)]
 pub struct Store {
@@ -366,8 +401,11 @@ pub struct Store {
 }
 
 impl Store {
-    /// Opens (creating if needed) the database file and applies pending migrations.
+    /// Opens (creating if needed) the database file and applies pending migrations. The file is
+    /// readable by its owner only (0600 on Unix; SQLite gives its WAL and shared-memory files
+    /// the database file's permissions).
     pub async fn open(path: &Path) -> Result<Self, StoreError> {
+        private_file(path)?;
         let opts = SqliteConnectOptions::new()
             .filename(path)
             .create_if_missing(true)
@@ -418,6 +456,15 @@ impl Store {
         location: &str,
     ) -> Result<Profile, StoreError> {
         let name = validate_name("profile", name)?;
+        // Profiles are found by id or by name: a name shaped like an id could shadow another
+        // profile (or be shadowed by one created later).
+        if uuid::Uuid::parse_str(&name).is_ok() {
+            return Err(StoreError::InvalidName {
+                what: "profile",
+                name,
+                reason: "it has the form of a profile id",
+            });
+        }
         let id = uuid::Uuid::now_v7().to_string();
         let res = sqlx::query(
             "INSERT INTO profiles(id, name, industry, location, created_at) VALUES (?, ?, ?, ?, ?)",
@@ -438,10 +485,12 @@ impl Store {
         }
     }
 
-    /// A profile by id or name.
+    /// A profile by id or name; an id wins over a name (names cannot take the form of an id,
+    /// but a database from an older version may hold one).
     pub async fn profile(&self, id_or_name: &str) -> Result<Profile, StoreError> {
         sqlx::query_as::<_, Profile>(
-            "SELECT id, name, industry, location, created_at, redact_pii, redact_names FROM profiles WHERE id = ? OR name = ? LIMIT 1",
+            "SELECT id, name, industry, location, created_at, redact_pii, redact_names FROM profiles \
+             WHERE id = ?1 OR name = ?2 ORDER BY id = ?1 DESC LIMIT 1",
         )
         .bind(id_or_name)
         .bind(id_or_name.trim())
@@ -746,7 +795,7 @@ impl Store {
     ) -> Result<(), StoreError> {
         sqlx::query(
             "UPDATE documents SET status = 'failed', error = ?, lease_until = NULL, chunk_count = 0, updated_at = ? \
-             WHERE id = ? AND profile_id = ?",
+             WHERE id = ? AND profile_id = ? AND status = 'processing'",
         )
         .bind(error)
         .bind(now())

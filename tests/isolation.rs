@@ -118,3 +118,65 @@ async fn two_profiles_with_the_same_file_never_see_each_other() {
             .exists()
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_data_directory_and_database_are_readable_by_their_owner_only() {
+    use std::os::unix::fs::PermissionsExt;
+    let mode = |p: &std::path::Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
+    // A directory that existed with the usual umask (0755), and a database someone made 0644.
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path().join("data");
+    std::fs::create_dir(&root).unwrap();
+    std::fs::set_permissions(&root, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let dir = policypal::config::DataDir::at(&root);
+    dir.ensure().unwrap();
+    std::fs::write(dir.database(), b"").unwrap(); // SQLite takes an empty file for a new database
+    std::fs::set_permissions(dir.database(), std::fs::Permissions::from_mode(0o644)).unwrap();
+    let lib = policypal::Library::open(dir.clone())
+        .await
+        .unwrap()
+        .with_embedder(crate::common::model());
+    let p = lib.ensure_profile("Private").await.unwrap();
+    crate::common::ingest_fixture(&lib, &p, "retention-policy.pdf").await;
+    assert_eq!(mode(&root), 0o700);
+    assert_eq!(mode(&dir.database()), 0o600);
+    let wal = root.join("policypal.sqlite3-wal");
+    if wal.exists() {
+        assert_eq!(mode(&wal), 0o600);
+    }
+    lib.close().await;
+    // Made private again when the app finds them opened up.
+    std::fs::set_permissions(&root, std::fs::Permissions::from_mode(0o755)).unwrap();
+    std::fs::set_permissions(dir.database(), std::fs::Permissions::from_mode(0o644)).unwrap();
+    let lib = policypal::Library::open(dir.clone()).await.unwrap();
+    assert_eq!((mode(&root), mode(&dir.database())), (0o700, 0o600));
+    lib.close().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_profile_name_shaped_like_another_profiles_id_is_refused() {
+    let t = TestLib::new().await;
+    let a = t.profile("Compliance").await;
+    let err = t
+        .lib
+        .store()
+        .create_profile(&a.id, "", "")
+        .await
+        .unwrap_err();
+    let err = policypal::Error::from(err);
+    assert_eq!(err.kind(), ErrorKind::InvalidInput, "{err}");
+    assert!(err.to_string().contains("form of a profile id"), "{err}");
+    // Any id-shaped name, not only an existing id: it could shadow a profile made later.
+    assert!(
+        t.lib
+            .store()
+            .create_profile("01a21096-a297-7649-8473-ca84a3369bbc", "", "")
+            .await
+            .is_err()
+    );
+    assert_eq!(
+        t.lib.store().profile(&a.id).await.unwrap().name,
+        "Compliance"
+    );
+    assert_eq!(t.lib.store().profiles().await.unwrap().len(), 1);
+}

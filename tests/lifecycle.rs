@@ -346,3 +346,28 @@ async fn concurrent_ingestions_of_different_files_are_safe() {
     let err = x.err().or(y.err()).unwrap();
     assert_eq!(err.kind(), ErrorKind::Duplicate);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn marking_failed_never_touches_a_document_that_finished() {
+    // A late failure report (a timed-out worker, a second process's recovery) about a
+    // document that another path already finished must not turn it into a failed one.
+    let t = TestLib::new().await;
+    let p = t.profile("alice").await;
+    let doc = ingest_fixture(&t.lib, &p, "retention-policy.pdf").await;
+    assert_eq!(doc.status, DocStatus::Ready);
+    t.lib
+        .store()
+        .mark_failed(&p.id, &doc.id, "extraction timed out")
+        .await
+        .unwrap();
+    let after = t.lib.document(&p, &doc.id).await.unwrap().document;
+    assert_eq!(after.status, DocStatus::Ready);
+    assert_eq!(after.chunk_count, doc.chunk_count);
+    assert!(after.error.is_none());
+    let hits = t
+        .lib
+        .search(&p, &req("retention of records"))
+        .await
+        .unwrap();
+    assert!(hits.iter().any(|h| h.hit.document_id == doc.id));
+}
