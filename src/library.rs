@@ -279,7 +279,8 @@ impl Library {
                         model,
                         dimension,
                     } => {
-                        let key = secrets::get(secrets::EMBEDDINGS_KEY).ok().flatten();
+                        let key =
+                            secrets::key_for(base_url, secrets::stored(secrets::EMBEDDINGS_KEY)?)?;
                         Arc::new(OpenAiEmbedder::new(base_url, model, *dimension, key))
                     }
                 };

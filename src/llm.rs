@@ -145,12 +145,13 @@ impl std::fmt::Debug for ChatModel {
 }
 
 impl ChatModel {
-    /// A client; the key (if any) comes from the keychain.
-    pub fn new(settings: LlmSettings, api_key: Option<String>) -> Self {
-        let mut config = OpenAIConfig::new().with_api_base(settings.base_url.trim_end_matches('/'));
-        if let Some(k) = api_key {
-            config = config.with_api_key(k);
-        }
+    /// A client. `api_key` is what [`crate::secrets::key_for`] allows for this endpoint (`""`
+    /// for none: set explicitly, so that async-openai never falls back to an `OPENAI_API_KEY`
+    /// from the environment).
+    pub fn new(settings: LlmSettings, api_key: String) -> Self {
+        let config = OpenAIConfig::new()
+            .with_api_base(settings.base_url.trim_end_matches('/'))
+            .with_api_key(api_key);
         Self {
             client: Client::with_config(config),
             settings,

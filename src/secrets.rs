@@ -31,12 +31,58 @@ pub enum SecretError {
     /// The keychain refused or failed.
     #[error("keychain error: {0}")]
     Keychain(String),
+    /// A stored key would be sent over plain `http://` to another machine.
+    #[error(
+        "refusing to send the API key to {0}: plain http is only used for servers on this machine; use an https:// URL"
+    )]
+    InsecureEndpoint(String),
     /// The name is not one PolicyPal uses.
     #[error("unknown secret name {0:?}")]
     UnknownName(String),
 }
 
 const NAMES: [&str; 3] = [EMBEDDINGS_KEY, LLM_KEY, WEB_SEARCH_KEY];
+
+/// Whether a key may travel to `base_url`: over `https://` to any host, over plain `http://`
+/// only to this machine (a loopback address or `localhost`), where nobody on the network can
+/// read it. Anything that does not parse as such a URL gets no key.
+pub fn may_send_key(base_url: &str) -> bool {
+    let Ok(url) = reqwest::Url::parse(base_url.trim()) else {
+        return false;
+    };
+    match url.scheme() {
+        "https" => true,
+        "http" => url.host_str().is_some_and(|h| {
+            let h = h.trim_start_matches('[').trim_end_matches(']');
+            h.eq_ignore_ascii_case("localhost")
+                || h.parse::<std::net::IpAddr>()
+                    .is_ok_and(|ip| ip.is_loopback())
+        }),
+        _ => false,
+    }
+}
+
+/// The key stored under `name` for a client to use: `None` when none is stored, and also when
+/// the machine has no keychain at all (keys are never kept anywhere else, so none can exist);
+/// any other keychain failure (locked, refused) is an error, never taken for "no key".
+pub fn stored(name: &str) -> Result<Option<String>, SecretError> {
+    match get(name) {
+        Err(SecretError::NoKeychain(_)) => Ok(None),
+        other => other,
+    }
+}
+
+/// The key to configure a client for `base_url` with: the stored key when it may travel there
+/// ([`may_send_key`]), `""` when none is stored (an explicit empty key, so that no client falls
+/// back to an `OPENAI_API_KEY` in the environment), and an error naming the endpoint when a
+/// stored key would go over plain `http://` to another machine.
+pub fn key_for(base_url: &str, stored: Option<String>) -> Result<String, SecretError> {
+    match stored {
+        None => Ok(String::new()),
+        Some(k) if may_send_key(base_url) => Ok(k),
+        Some(_) => Err(SecretError::InsecureEndpoint(base_url.to_owned())),
+    }
+}
 
 /// How long the keychain tool may take. With a D-Bus session but no Secret Service behind it,
 /// `secret-tool store` waits forever for a service that never starts; the app must say so
@@ -215,6 +261,43 @@ pub fn masked(value: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_key_travels_over_https_or_to_this_machine_only() {
+        for ok in [
+            "https://api.openai.com/v1",
+            "https://models.example.org:8443/v1",
+            "http://127.0.0.1:11434/v1",
+            "http://127.8.9.10/v1",
+            "http://localhost:8080/v1",
+            "http://[::1]:8080/v1",
+        ] {
+            assert!(may_send_key(ok), "{ok}");
+        }
+        for refused in [
+            "http://192.168.1.20:11434/v1",
+            "http://models.example.org/v1",
+            "http://localhost.example.org/v1",
+            "ftp://127.0.0.1/v1",
+            "not a url",
+        ] {
+            assert!(!may_send_key(refused), "{refused}");
+        }
+        assert_eq!(
+            key_for("http://10.0.0.5/v1", None).ok().as_deref(),
+            Some("")
+        );
+        assert!(matches!(
+            key_for("http://10.0.0.5/v1", Some("sk-secret".into())),
+            Err(SecretError::InsecureEndpoint(u)) if u == "http://10.0.0.5/v1"
+        ));
+        assert_eq!(
+            key_for("https://api.openai.com/v1", Some("sk-secret".into()))
+                .ok()
+                .as_deref(),
+            Some("sk-secret")
+        );
+    }
 
     #[test]
     fn masking_shows_only_the_last_four_characters() {

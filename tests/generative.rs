@@ -27,14 +27,21 @@ enum Reply {
 struct Server {
     url: String,
     bodies: Arc<Mutex<Vec<String>>>,
+    heads: Arc<Mutex<Vec<String>>>,
 }
 
 async fn server(script: Vec<Reply>) -> Server {
-    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    server_on("127.0.0.1:0", script).await
+}
+
+async fn server_on(addr: &str, script: Vec<Reply>) -> Server {
+    let listener = TcpListener::bind(addr).await.unwrap();
     let url = format!("http://{}/v1", listener.local_addr().unwrap());
     let script = Arc::new(Mutex::new(VecDeque::from(script)));
     let bodies = Arc::new(Mutex::new(Vec::new()));
+    let heads = Arc::new(Mutex::new(Vec::new()));
     let seen = bodies.clone();
+    let seen_heads = heads.clone();
     tokio::spawn(async move {
         loop {
             let Ok((mut sock, _)) = listener.accept().await else {
@@ -42,10 +49,12 @@ async fn server(script: Vec<Reply>) -> Server {
             };
             let script = script.clone();
             let seen = seen.clone();
+            let seen_heads = seen_heads.clone();
             tokio::spawn(async move {
-                let Some((_, body)) = crate::common::read_request(&mut sock).await else {
+                let Some((head, body)) = crate::common::read_request(&mut sock).await else {
                     return;
                 };
+                seen_heads.lock().unwrap().push(head);
                 let body = String::from_utf8_lossy(&body).to_string();
                 seen.lock().unwrap().push(body);
                 let reply = script
@@ -80,7 +89,7 @@ async fn server(script: Vec<Reply>) -> Server {
             });
         }
     });
-    Server { url, bodies }
+    Server { url, bodies, heads }
 }
 
 async fn library(url: &str, timeout_secs: u64) -> (TestLib, policypal::store::Profile) {
@@ -500,4 +509,95 @@ async fn the_model_rewrites_a_follow_up_into_a_standalone_question() {
         "{}",
         follow.retrieval.standalone
     );
+}
+
+/// The address of this machine on its network (not loopback), if it has one.
+fn network_address() -> Option<std::net::IpAddr> {
+    // Connecting a UDP socket sends nothing; it only picks the outgoing interface.
+    let s = std::net::UdpSocket::bind("0.0.0.0:0").ok()?;
+    s.connect("198.51.100.1:9").ok()?;
+    let ip = s.local_addr().ok()?.ip();
+    (!ip.is_loopback()).then_some(ip)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_model_key_goes_only_over_https_or_to_this_machine_and_never_from_the_environment() {
+    use policypal::secrets;
+    let key = "sk-test-bound-0123456789";
+    if let Err(e) = secrets::set(secrets::LLM_KEY, key) {
+        let strict = std::env::var("POLICYPAL_TEST_KEYRING").is_ok_and(|v| v == "1");
+        assert!(!strict, "a keychain was provided but failed: {e}");
+        assert!(matches!(e, secrets::SecretError::NoKeychain(_)), "{e:?}");
+        return;
+    }
+    let generative = |text: &str| AskRequest {
+        mode: Some(Mode::Generative),
+        ..ask(text)
+    };
+    // Plain http to a server on another host (this machine's network address stands in for
+    // it): refused before anything is sent, with an error that names the URL, not the key.
+    let ip = network_address();
+    eprintln!("network address standing in for another host: {ip:?}");
+    if let Some(ip) = ip {
+        let s = server_on(&format!("{ip}:0"), vec![Reply::Text(GOOD)]).await;
+        let (t, p) = library(&s.url, 30).await;
+        let err = Agent::new(&t.lib)
+            .ask(
+                &p,
+                generative("What capital conservation buffer must a bank hold?"),
+                &|_| {},
+            )
+            .await
+            .unwrap_err();
+        assert_eq!(err.kind(), ErrorKind::InvalidInput, "{err}");
+        assert!(
+            err.to_string().contains(&s.url) && !err.to_string().contains(key),
+            "{err}"
+        );
+        assert!(s.heads.lock().unwrap().is_empty(), "a request was sent");
+    }
+    // Plain http to this machine: the key is sent.
+    let s = server(vec![Reply::Text(GOOD)]).await;
+    let (t, p) = library(&s.url, 30).await;
+    ask_ok(
+        &Agent::new(&t.lib),
+        &p,
+        generative("What capital conservation buffer must a bank hold?"),
+    )
+    .await;
+    let head = s.heads.lock().unwrap()[0].to_ascii_lowercase();
+    assert!(
+        head.contains(&format!("authorization: bearer {key}")),
+        "{head}"
+    );
+    secrets::delete(secrets::LLM_KEY).unwrap();
+
+    // No stored key: the CLI, given an OPENAI_API_KEY in its environment, does not send it.
+    let s = server(vec![Reply::Text(GOOD)]).await;
+    let (t, p) = library(&s.url, 30).await;
+    t.lib.close().await;
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_policypal"))
+        .arg("--data-dir")
+        .arg(t.dir())
+        .args([
+            "--profile",
+            &p.name,
+            "ask",
+            "--mode",
+            "generative",
+            "--json",
+        ])
+        .arg("What capital conservation buffer must a bank hold?")
+        .env("POLICYPAL_MODEL_DIR", crate::common::model_dir())
+        .env("OPENAI_API_KEY", "sk-from-the-environment")
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let heads = s.heads.lock().unwrap().join("\n");
+    assert!(!heads.is_empty());
+    assert!(!heads.contains("sk-from-the-environment"), "{heads}");
 }

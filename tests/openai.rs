@@ -93,7 +93,7 @@ async fn server(script: Script) -> (String, Arc<AtomicUsize>) {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn vectors_come_back_normalised_in_input_order() {
     let (url, calls) = server(Script::Vectors(16)).await;
-    let e = OpenAiEmbedder::new(&url, "nomic-embed-text", 16, Some("sk-local".into()));
+    let e = OpenAiEmbedder::new(&url, "nomic-embed-text", 16, "sk-local".into());
     let texts: Vec<String> = (0..70)
         .map(|i| format!("text number {i} about capital"))
         .collect();
@@ -114,14 +114,14 @@ async fn vectors_come_back_normalised_in_input_order() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn wrong_dimensions_errors_and_unreachable_servers_are_typed() {
     let (url, _) = server(Script::Vectors(8)).await;
-    let e = OpenAiEmbedder::new(&url, "m", 16, None);
+    let e = OpenAiEmbedder::new(&url, "m", 16, String::new());
     assert!(matches!(
         e.embed(&["a".into()]).await,
         Err(EmbedError::BadResponse(_))
     ));
 
     let (url, _) = server(Script::BadRequest).await;
-    let e = OpenAiEmbedder::new(&url, "m", 16, None);
+    let e = OpenAiEmbedder::new(&url, "m", 16, String::new());
     let err = e.embed(&["a".into()]).await.unwrap_err();
     assert!(
         matches!(err, EmbedError::Remote(ref m) if m.contains("model not found")),
@@ -132,7 +132,12 @@ async fn wrong_dimensions_errors_and_unreachable_servers_are_typed() {
     let closed = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     let port = closed.local_addr().unwrap().port();
     drop(closed);
-    let e = OpenAiEmbedder::new(&format!("http://127.0.0.1:{port}/v1"), "m", 16, None);
+    let e = OpenAiEmbedder::new(
+        &format!("http://127.0.0.1:{port}/v1"),
+        "m",
+        16,
+        String::new(),
+    );
     let started = std::time::Instant::now();
     assert!(matches!(
         e.embed(&["a".into()]).await,

@@ -16,10 +16,22 @@ use crate::store::{Document, Profile};
 
 impl Agent<'_> {
     /// The configured chat model, if any, redacting personal data when the profile asks for it.
-    pub(in crate::agent) fn chat_model(&self, profile: &Profile) -> Option<crate::llm::ChatModel> {
-        let settings = self.lib.settings().llm.clone()?;
-        let key = crate::secrets::get(crate::secrets::LLM_KEY).ok().flatten();
-        Some(crate::llm::ChatModel::new(settings, key).with_redactor(redactor_of(profile)))
+    /// A keychain failure, or a stored key that would go over plain http to another machine, is
+    /// an error (never a silent "no key").
+    pub(in crate::agent) fn chat_model(
+        &self,
+        profile: &Profile,
+    ) -> Result<Option<crate::llm::ChatModel>, Error> {
+        let Some(settings) = self.lib.settings().llm.clone() else {
+            return Ok(None);
+        };
+        let key = crate::secrets::key_for(
+            &settings.base_url,
+            crate::secrets::stored(crate::secrets::LLM_KEY)?,
+        )?;
+        Ok(Some(
+            crate::llm::ChatModel::new(settings, key).with_redactor(redactor_of(profile)),
+        ))
     }
 
     /// Generative mode (spec 000): the model rewrites a follow-up into one standalone question
@@ -35,7 +47,8 @@ impl Agent<'_> {
         if state.mode != Mode::Generative {
             return None;
         }
-        let model = self.chat_model(profile)?;
+        // A model that cannot be used is reported by the act node, which needs it anyway.
+        let model = self.chat_model(profile).ok()??;
         let history = self.window(profile, state).await.ok()?;
         let messages = vec![
             crate::llm::Message::System(

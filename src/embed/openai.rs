@@ -39,12 +39,13 @@ impl std::fmt::Debug for OpenAiEmbedder {
 }
 
 impl OpenAiEmbedder {
-    /// A client for `base_url` (e.g. `http://127.0.0.1:11434/v1`).
-    pub fn new(base_url: &str, model: &str, dimension: usize, api_key: Option<String>) -> Self {
-        let mut config = OpenAIConfig::new().with_api_base(base_url.trim_end_matches('/'));
-        if let Some(key) = api_key {
-            config = config.with_api_key(key);
-        }
+    /// A client for `base_url` (e.g. `http://127.0.0.1:11434/v1`). `api_key` is what
+    /// [`crate::secrets::key_for`] allows for this endpoint (`""` for none: set explicitly, so
+    /// that async-openai never falls back to an `OPENAI_API_KEY` from the environment).
+    pub fn new(base_url: &str, model: &str, dimension: usize, api_key: String) -> Self {
+        let config = OpenAIConfig::new()
+            .with_api_base(base_url.trim_end_matches('/'))
+            .with_api_key(api_key);
         Self {
             client: Client::with_config(config),
             base_url: base_url.to_owned(),

@@ -171,9 +171,9 @@ impl Agent<'_> {
             per_target.push((t.clone(), found));
         }
         state.evidence = evidence_all;
-        let generative = match (state.mode, self.chat_model(profile)) {
-            (Mode::Generative, Some(model)) => Some(model),
-            _ => None,
+        let generative = match state.mode {
+            Mode::Generative => self.chat_model(profile)?,
+            Mode::Extractive => None,
         };
         let (findings, checked, usage) = match generative {
             Some(model) => {

@@ -110,7 +110,11 @@ impl Agent<'_> {
         let mut rank_only: HashSet<String> = HashSet::new();
         let mut proposed = 0usize;
         let mut usage = None;
-        let body = match (state.mode, self.chat_model(profile)) {
+        let model = match state.mode {
+            Mode::Generative => self.chat_model(profile)?,
+            Mode::Extractive => None,
+        };
+        let body = match (state.mode, model) {
             (Mode::Generative, Some(model)) => {
                 let g = self.generate(profile, state, &model, emit).await?;
                 let mut u = g.usage;
