@@ -154,6 +154,20 @@ def main():
         print(f"window ready in {time.time() - started:.1f}s")
         s.shot("start")
 
+        # The page may listen to and emit the app's events, nothing more: the plugins' own
+        # commands (open a path, a file dialog, window control) are refused; the shell opens
+        # dialogs and the PDF viewer from Rust.
+        for cmd, args in [("plugin:opener|open_path", {"path": "/etc/passwd"}),
+                          ("plugin:dialog|open", {"options": {}}),
+                          ("plugin:window|close", {"label": "main"})]:
+            got = wd("POST", f"/session/{sid}/execute/async", {
+                "script": "const done = arguments[2]; window.__TAURI_INTERNALS__.invoke(arguments[0], arguments[1])"
+                          ".then(() => done('allowed'), e => done('refused: ' + JSON.stringify(e)))",
+                "args": [cmd, args]})
+            # Refused by the capability itself ("… not allowed. Permissions associated with this
+            # command: …"), not merely by a plugin's scope.
+            assert got.startswith("refused") and "not allowed. Permissions associated" in got, f"{cmd}: {got}"
+
         # Documents tab: grouped by set, "Title (Version)" labels.
         s.js("[...document.querySelectorAll('[role=tab]')].find(t => t.textContent.trim() === 'documents').dispatchEvent(new MouseEvent('mousedown', {bubbles: true}))")
         text = s.wait("const t = document.body.innerText; return t.includes('Capital Guidelines (2024)') && t", "the documents list")
