@@ -24,6 +24,7 @@ pub mod eval;
 pub mod index;
 pub mod ingest;
 pub mod library;
+pub mod liveness;
 pub mod llm;
 pub mod logging;
 pub mod redact;
@@ -109,6 +110,12 @@ pub enum Error {
     /// The caller cancelled the operation.
     #[error("cancelled")]
     Cancelled,
+    /// The same file is being added by a live ingestion (this window, another one or the CLI).
+    #[error("\"{file}\" is being added to this profile's library right now; wait for it to finish")]
+    IngestInProgress {
+        /// The file being added.
+        file: String,
+    },
     /// Another run is in progress in this thread.
     #[error("a run is already in progress in thread {0}; wait for it or cancel it")]
     Busy(String),
@@ -161,6 +168,7 @@ impl Error {
             Error::Store(S::ProfileExists(_) | S::SetExists(_)) => ErrorKind::Duplicate,
             Error::Store(S::InvalidName { .. } | S::InvalidColour(_)) => ErrorKind::InvalidInput,
             Error::Store(S::Io { .. }) => ErrorKind::Io,
+            Error::IngestInProgress { .. } => ErrorKind::Busy,
             Error::Store(_) => ErrorKind::Internal,
             Error::Ingest(_) => ErrorKind::UnsupportedPdf,
             Error::Embed(

@@ -3,8 +3,9 @@
 //! Owns: coordinating the SQLite store, the LanceDB index, the embedder and ingestion, so that
 //! the two stores stay consistent. A document is visible to search only once SQLite says it is
 //! `ready`, which happens after all its chunks are written; a crash in between leaves a
-//! `processing` row whose lease runs out, and the next [`Library::open`] marks it failed and
-//! removes its chunks. Must not: print, parse command lines, or know about Tauri.
+//! `processing` row whose ingestion lock ([`crate::liveness`]) the OS has released: the next
+//! [`Library::open`], or the next attempt to add the same file, marks it failed and removes its
+//! chunks at once (a live ingestion's lock is held, so it is never touched). Must not: print, parse command lines, or know about Tauri.
 
 use std::collections::{HashMap, VecDeque};
 use std::path::{Path, PathBuf};
@@ -21,6 +22,7 @@ use crate::embed::openai::OpenAiEmbedder;
 use crate::embed::{EmbedError, Embedder};
 use crate::index::{ChunkIndex, ChunkRow, Hit, IndexError, Scope};
 use crate::ingest::{self, IngestError, chunk};
+use crate::liveness::IngestLock;
 use crate::store::{
     DocSet, DocStatus, DocType, Document, InsertError, NewDocument, Profile, Store, StoreError,
 };
@@ -327,26 +329,42 @@ impl Library {
         }
     }
 
+    /// Marks failed every ingestion whose process is gone (its lock can be taken, see
+    /// [`crate::liveness`]): at once, whatever its lease says, and never one that a live
+    /// process (this one, another window, the CLI) is still running.
     async fn recover(&self) -> Result<(), Error> {
-        let stale = self.store.expired_processing().await?;
-        if stale.is_empty() {
-            return Ok(());
+        for (profile_id, doc_id, sha) in self.store.processing_documents().await? {
+            let lock = IngestLock::try_acquire(&self.dir, &profile_id, &sha).map_err(|source| {
+                Error::File {
+                    path: self.dir.root().join("locks"),
+                    source,
+                }
+            })?;
+            let Some(_lock) = lock else {
+                tracing::debug!(document = %doc_id, "ingestion in progress in a live process");
+                continue;
+            };
+            self.mark_interrupted(&profile_id, &doc_id).await?;
         }
-        for (profile_id, doc_id) in stale {
-            tracing::warn!(document = %doc_id, "ingestion was interrupted; marking the document failed");
-            if let Ok(index) = self.index().await
-                && let Err(e) = index.delete_document(&profile_id, &doc_id).await
-            {
-                tracing::warn!(document = %doc_id, error = %e, "could not remove partial chunks");
-            }
-            self.store
-                .mark_failed(
-                    &profile_id,
-                    &doc_id,
-                    "ingestion was interrupted (PolicyPal stopped before it finished); add the file again",
-                )
-                .await?;
+        Ok(())
+    }
+
+    /// An ingestion whose process is gone (the caller holds its lock): its partial chunks
+    /// removed, its row failed.
+    async fn mark_interrupted(&self, profile_id: &str, doc_id: &str) -> Result<(), Error> {
+        tracing::warn!(document = %doc_id, "ingestion was interrupted; marking the document failed");
+        if let Ok(index) = self.index().await
+            && let Err(e) = index.delete_document(profile_id, doc_id).await
+        {
+            tracing::warn!(document = %doc_id, error = %e, "could not remove partial chunks");
         }
+        self.store
+            .mark_failed(
+                profile_id,
+                doc_id,
+                "ingestion was interrupted (PolicyPal stopped before it finished); add the file again",
+            )
+            .await?;
         Ok(())
     }
 
@@ -400,8 +418,25 @@ impl Library {
         let bytes = read_file(&req.path, self.settings.limits.max_file_bytes).await?;
         let page_count = ingest::check(&bytes, &self.settings.limits)?;
         let sha = hex::encode(Sha256::digest(&bytes));
+        // Held until this ingestion's row is final: while it is, no other ingestion of the
+        // same file starts and no recovery takes this one for dead.
+        let lock_error = |source| Error::File {
+            path: self.dir.root().join("locks"),
+            source,
+        };
+        let Some(_lock) =
+            IngestLock::try_acquire(&self.dir, &profile.id, &sha).map_err(lock_error)?
+        else {
+            return Err(Error::IngestInProgress { file: file.clone() });
+        };
 
         if let Some(existing) = self.store.document_by_hash(&profile.id, &sha).await? {
+            if existing.status == DocStatus::Processing {
+                // We hold the file's lock, so the process that was adding it is gone: the
+                // attempt is recovered at once, not after its lease runs out.
+                self.mark_interrupted(&profile.id, &existing.id).await?;
+            }
+            let existing = self.store.document(&profile.id, &existing.id).await?;
             if existing.status == DocStatus::Failed {
                 // A failed attempt of the same file is replaced by this one.
                 self.delete_document(profile, &existing.id).await?;

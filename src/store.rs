@@ -806,13 +806,12 @@ impl Store {
         Ok(())
     }
 
-    /// Documents (of every profile) left in `processing` whose lease has run out: their
-    /// ingestion crashed or was killed. Returns `(profile_id, document_id)` pairs.
-    pub async fn expired_processing(&self) -> Result<Vec<(String, String)>, StoreError> {
-        Ok(sqlx::query_as::<_, (String, String)>(
-            "SELECT profile_id, id FROM documents WHERE status = 'processing' AND (lease_until IS NULL OR lease_until < ?)",
+    /// Documents (of every profile) in `processing`, as `(profile_id, document_id, sha256)`:
+    /// whether their ingestion is still alive is for [`crate::liveness`] to say.
+    pub async fn processing_documents(&self) -> Result<Vec<(String, String, String)>, StoreError> {
+        Ok(sqlx::query_as::<_, (String, String, String)>(
+            "SELECT profile_id, id, sha256 FROM documents WHERE status = 'processing'",
         )
-        .bind(now())
         .fetch_all(&self.pool)
         .await?)
     }

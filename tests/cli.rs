@@ -208,6 +208,93 @@ fn killing_the_process_mid_ingestion_leaves_no_half_document() {
     assert_eq!(v[0]["status"], "ready");
 }
 
+/// Starts `ingest FILE` and returns the child once it has embedded its first batch.
+fn ingest_until_embedding(d: &Path, file: &Path) -> std::process::Child {
+    let mut child = pp(d)
+        .args(["--json", "ingest", file.to_str().unwrap()])
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut lines = BufReader::new(child.stderr.take().unwrap()).lines();
+    for line in lines.by_ref() {
+        let Ok(v) = serde_json::from_str::<Value>(&line.unwrap()) else {
+            continue;
+        };
+        if v["progress"]["stage"] == "embedding" && v["progress"]["done"].as_u64().unwrap_or(0) > 0
+        {
+            // Keep reading, so that the child's progress output never meets a closed pipe.
+            std::thread::spawn(move || lines.for_each(drop));
+            return child;
+        }
+    }
+    let status = child.wait();
+    panic!("the ingestion finished ({status:?}) before it reached the embedding stage");
+}
+
+#[test]
+fn a_file_whose_ingestion_was_killed_can_be_added_again_at_once() {
+    // The default 120 s lease: nothing here waits for it.
+    let tmp = tempfile::tempdir().unwrap();
+    let d = tmp.path();
+    let big = write(d, "big.pdf", &make_pdf(&prose_pages(80, "capital")));
+    let mut child = ingest_until_embedding(d, &big);
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let (code, v) = run(d, &["ingest", big.to_str().unwrap()]);
+    assert_eq!(code, 0, "{v}");
+    let (_, v) = run(d, &["docs", "list"]);
+    assert_eq!(v.as_array().unwrap().len(), 1, "{v}");
+    assert_eq!(v[0]["status"], "ready");
+    assert!(
+        !d.join("locks").read_dir().unwrap().any(|_| true),
+        "a lock file was left"
+    );
+}
+
+#[test]
+fn recovery_never_touches_an_ingestion_that_a_live_process_runs() {
+    // A lease of 1 s that runs out while the ingesting process is stopped (alive, but not
+    // renewing anything): the other process must still leave its ingestion alone.
+    let tmp = tempfile::tempdir().unwrap();
+    let d = tmp.path();
+    std::fs::write(
+        d.join("settings.json"),
+        r#"{"limits": {"ingest_lease_secs": 1}}"#,
+    )
+    .unwrap();
+    let big = write(d, "big.pdf", &make_pdf(&prose_pages(80, "capital")));
+    let mut child = ingest_until_embedding(d, &big);
+    let pid = child.id().to_string();
+    let signal = |sig: &str| {
+        assert!(
+            Command::new("kill")
+                .args([sig, &pid])
+                .status()
+                .unwrap()
+                .success()
+        );
+    };
+    signal("-STOP");
+    std::thread::sleep(Duration::from_millis(1500));
+    // Another process opens the library (and runs recovery), then tries to add the same file.
+    let (code, v) = run(d, &["docs", "list"]);
+    assert_eq!(code, 0, "{v}");
+    assert_eq!(v[0]["status"], "processing", "{v}");
+    let (code, v) = run(d, &["ingest", big.to_str().unwrap()]);
+    assert_eq!(
+        (code, v[0]["error"]["kind"].as_str()),
+        (2, Some("busy")),
+        "{v}"
+    );
+    signal("-CONT");
+    let status = child.wait().unwrap();
+    assert!(status.success(), "{status:?}");
+    let (_, v) = run(d, &["docs", "list"]);
+    assert_eq!(v.as_array().unwrap().len(), 1, "{v}");
+    assert_eq!(v[0]["status"], "ready", "{v}");
+}
+
 #[test]
 fn an_audit_in_the_terminal_ends_with_its_verdict_and_severity_badges() {
     let tmp = tempfile::tempdir().unwrap();
