@@ -333,6 +333,10 @@ impl Library {
     /// [`crate::liveness`]): at once, whatever its lease says, and never one that a live
     /// process (this one, another window, the CLI) is still running.
     async fn recover(&self) -> Result<(), Error> {
+        for (profile_id, doc_id) in self.store.pending_deletes().await? {
+            tracing::warn!(document = %doc_id, "finishing an interrupted delete");
+            self.finish_delete(&profile_id, &doc_id).await?;
+        }
         for (profile_id, doc_id, sha) in self.store.processing_documents().await? {
             let lock = IngestLock::try_acquire(&self.dir, &profile_id, &sha).map_err(|source| {
                 Error::File {
@@ -541,7 +545,14 @@ impl Library {
                 let _ = tokio::fs::remove_file(self.dir.document_file(&profile.id, &doc_id)).await;
                 if matches!(e, Error::Ingest(_) | Error::Cancelled) {
                     // Bad input or the user's choice: leave no trace.
-                    let _ = self.store.delete_document(&profile.id, &doc_id).await;
+                    if self
+                        .store
+                        .delete_document(&profile.id, &doc_id)
+                        .await
+                        .is_ok()
+                    {
+                        let _ = self.store.finish_delete(&profile.id, &doc_id).await;
+                    }
                 } else {
                     tracing::error!(document = %doc_id, error = %e, "ingestion failed");
                     let _ = self
@@ -694,23 +705,28 @@ impl Library {
     /// Deletes a document: its chunks, its stored file and its row.
     pub async fn delete_document(&self, profile: &Profile, id: &str) -> Result<(), Error> {
         let doc = self.store.document(&profile.id, id).await?;
-        self.index()
-            .await?
-            .delete_document(&profile.id, &doc.id)
-            .await?;
-        match tokio::fs::remove_file(self.dir.document_file(&profile.id, &doc.id)).await {
-            Ok(()) => {}
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
-            Err(source) => {
-                return Err(Error::File {
-                    path: self.dir.document_file(&profile.id, &doc.id),
-                    source,
-                });
-            }
-        }
+        // The row goes first (with its tombstone, in one transaction): from then on the
+        // document is neither listed nor searchable, and a crash leaves the tombstone for the
+        // next start to finish — never a `ready` row whose chunks are gone.
         self.store.delete_document(&profile.id, &doc.id).await?;
+        self.finish_delete(&profile.id, &doc.id).await?;
         tracing::info!(document = %doc.id, "deleted");
         Ok(())
+    }
+
+    /// The rest of a delete whose row is gone: its chunks, its stored PDF, then its tombstone.
+    async fn finish_delete(&self, profile_id: &str, doc_id: &str) -> Result<(), Error> {
+        self.index()
+            .await?
+            .delete_document(profile_id, doc_id)
+            .await?;
+        let file = self.dir.document_file(profile_id, doc_id);
+        match tokio::fs::remove_file(&file).await {
+            Ok(()) => {}
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+            Err(source) => return Err(Error::File { path: file, source }),
+        }
+        Ok(self.store.finish_delete(profile_id, doc_id).await?)
     }
 
     /// Disables or re-enables a document.

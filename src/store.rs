@@ -902,18 +902,49 @@ impl Store {
         self.document(profile_id, id).await
     }
 
-    /// Deletes a document row.
+    /// Deletes a document row and, in the same transaction, writes its tombstone: the caller
+    /// removes the chunks and the stored PDF, then calls [`Store::finish_delete`].
     pub async fn delete_document(&self, profile_id: &str, id: &str) -> Result<(), StoreError> {
+        let mut tx = self.pool.begin().await?;
         let n = sqlx::query("DELETE FROM documents WHERE id = ? AND profile_id = ?")
             .bind(id)
             .bind(profile_id)
-            .execute(&self.pool)
+            .execute(&mut *tx)
             .await?
             .rows_affected();
         if n == 0 {
             return Err(StoreError::DocumentNotFound(id.to_owned()));
         }
+        sqlx::query(
+            "INSERT OR IGNORE INTO pending_deletes(profile_id, document_id, created_at) VALUES (?, ?, ?)",
+        )
+        .bind(profile_id)
+        .bind(id)
+        .bind(now())
+        .execute(&mut *tx)
+        .await?;
+        tx.commit().await?;
         self.forget_cached_answers(profile_id).await
+    }
+
+    /// Deletes whose rows are gone but whose chunks or file may not be (see
+    /// [`Store::delete_document`]), as `(profile_id, document_id)`.
+    pub async fn pending_deletes(&self) -> Result<Vec<(String, String)>, StoreError> {
+        Ok(sqlx::query_as::<_, (String, String)>(
+            "SELECT profile_id, document_id FROM pending_deletes ORDER BY created_at",
+        )
+        .fetch_all(&self.pool)
+        .await?)
+    }
+
+    /// Removes a delete's tombstone once its chunks and file are gone.
+    pub async fn finish_delete(&self, profile_id: &str, id: &str) -> Result<(), StoreError> {
+        sqlx::query("DELETE FROM pending_deletes WHERE profile_id = ? AND document_id = ?")
+            .bind(profile_id)
+            .bind(id)
+            .execute(&self.pool)
+            .await?;
+        Ok(())
     }
 
     /// Stores the cleaned text of every page of a document (one transaction).

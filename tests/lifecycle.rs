@@ -388,3 +388,43 @@ async fn marking_failed_never_touches_a_document_that_finished() {
         .unwrap();
     assert!(hits.iter().any(|h| h.hit.document_id == doc.id));
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_delete_cut_short_after_its_row_is_gone_is_finished_by_the_next_start() {
+    let t = TestLib::new().await;
+    let p = t.profile("alice").await;
+    let doc = ingest_fixture(&t.lib, &p, "retention-policy.pdf").await;
+    let keep = ingest_fixture(&t.lib, &p, "capital-2024.pdf").await;
+    let file = t.lib.data_dir().document_file(&p.id, &doc.id);
+    assert!(file.exists());
+    // What a crash right after the delete's first step leaves: the row gone (with its
+    // tombstone), the chunks and the stored PDF still there.
+    t.lib.store().delete_document(&p.id, &doc.id).await.unwrap();
+    let listed = t.lib.documents(&p).await.unwrap();
+    assert_eq!(listed.len(), 1);
+    assert!(
+        listed
+            .iter()
+            .all(|d| d.status == DocStatus::Ready && d.chunk_count > 0)
+    );
+    let hits = t
+        .lib
+        .search(&p, &req("retention of records"))
+        .await
+        .unwrap();
+    assert!(hits.iter().all(|h| h.hit.document_id != doc.id));
+
+    let t = t.reopen().await;
+    let index = t.lib.index().await.unwrap();
+    assert_eq!(index.count(&p.id, Some(&doc.id)).await.unwrap(), 0);
+    assert!(!file.exists());
+    assert!(t.lib.store().pending_deletes().await.unwrap().is_empty());
+    assert_eq!(
+        index.count(&p.id, Some(&keep.id)).await.unwrap() as i64,
+        keep.chunk_count
+    );
+    // A delete that runs to the end leaves no tombstone either.
+    t.lib.delete_document(&p, &keep.id).await.unwrap();
+    assert!(t.lib.store().pending_deletes().await.unwrap().is_empty());
+    assert!(t.lib.documents(&p).await.unwrap().is_empty());
+}
