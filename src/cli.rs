@@ -10,7 +10,8 @@
 
 use std::io::{IsTerminal, Read, Write};
 use std::path::PathBuf;
-use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
@@ -570,7 +571,17 @@ async fn run_with_library(lib: &Library, cli: &Cli) -> Result<i32, Error> {
             signals,
         } => run_eval(lib, questions, corpus, out, signals.as_deref()).await,
         Command::Reindex => {
-            let n = lib.reindex(&|_p: &Progress| Flow::Continue).await?;
+            let cancel = Arc::new(AtomicBool::new(false));
+            let _ctrl_c = CancelOnCtrlC::new(cancel.clone());
+            let n = lib
+                .reindex(&|_p: &Progress| {
+                    if cancel.load(Ordering::SeqCst) {
+                        Flow::Cancel
+                    } else {
+                        Flow::Continue
+                    }
+                })
+                .await?;
             if json {
                 print_json(&json!({ "reindexed_documents": n }))
             } else {
@@ -673,7 +684,12 @@ async fn run_ingest(
     }
     let mut results = Vec::new();
     let mut first_error: Option<Error> = None;
+    let cancel = Arc::new(AtomicBool::new(false));
+    let _ctrl_c = CancelOnCtrlC::new(cancel.clone());
     for path in &args.files {
+        if cancel.load(Ordering::SeqCst) {
+            break;
+        }
         let req = IngestRequest {
             path: path.clone(),
             title: args.title.clone(),
@@ -684,7 +700,13 @@ async fn run_ingest(
         };
         let bar = ProgressReporter::new(json);
         let outcome = lib
-            .ingest(profile, &req, &|p: &Progress| bar.update(p))
+            .ingest(profile, &req, &|p: &Progress| {
+                if cancel.load(Ordering::SeqCst) {
+                    Flow::Cancel
+                } else {
+                    bar.update(p)
+                }
+            })
             .await;
         bar.finish();
         match outcome {
@@ -1076,8 +1098,34 @@ async fn run_ask(
         mode: parse_mode(args.mode.as_deref()),
         web: args.web,
     };
+    let _ctrl_c = CancelOnCtrlC::new(agent.cancel_handle());
     let turn = agent.ask(profile, req, &|_: &Event| {}).await?;
     print_turn(&turn, json)
+}
+
+/// Ctrl-C cancels the running work the way the desktop's stop button does: the first press sets
+/// the work's cancel flag (it stops at its next check and cleans up after itself, as a cancelled
+/// ingestion or run does in the app); a second press quits at once (exit code 130).
+struct CancelOnCtrlC(tokio::task::JoinHandle<()>);
+
+impl CancelOnCtrlC {
+    fn new(flag: Arc<AtomicBool>) -> Self {
+        Self(tokio::spawn(async move {
+            if tokio::signal::ctrl_c().await.is_ok() {
+                flag.store(true, Ordering::SeqCst);
+                eprintln!("cancelling… (Ctrl-C again quits at once)");
+                if tokio::signal::ctrl_c().await.is_ok() {
+                    std::process::exit(130);
+                }
+            }
+        }))
+    }
+}
+
+impl Drop for CancelOnCtrlC {
+    fn drop(&mut self) {
+        self.0.abort();
+    }
 }
 
 fn print_turn(turn: &TurnResult, json: bool) -> Result<(), Error> {

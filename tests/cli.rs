@@ -296,6 +296,61 @@ fn recovery_never_touches_an_ingestion_that_a_live_process_runs() {
 }
 
 #[test]
+fn ctrl_c_cancels_an_ingestion_cleanly() {
+    let tmp = tempfile::tempdir().unwrap();
+    let d = tmp.path();
+    let big = write(d, "big.pdf", &make_pdf(&prose_pages(80, "capital")));
+    let mut child = pp(d)
+        .args(["--json", "ingest", big.to_str().unwrap()])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut lines = BufReader::new(child.stderr.take().unwrap()).lines();
+    for line in lines.by_ref() {
+        let Ok(v) = serde_json::from_str::<Value>(&line.unwrap()) else {
+            continue;
+        };
+        if v["progress"]["stage"] == "embedding" && v["progress"]["done"].as_u64().unwrap_or(0) > 0
+        {
+            break;
+        }
+    }
+    std::thread::spawn(move || lines.for_each(drop));
+    let interrupt = Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(interrupt.success());
+    let out = child.wait_with_output().unwrap();
+    // The same outcome as the desktop's cancel: a typed "cancelled", and nothing left behind.
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v[0]["error"]["kind"], "cancelled", "{v}");
+    let (_, docs) = run(d, &["docs", "list"]);
+    assert!(docs.as_array().unwrap().is_empty(), "{docs}");
+    let stored: Vec<_> = walk(&d.join("files"));
+    assert!(stored.is_empty(), "{stored:?}");
+    assert!(
+        !d.join("locks").read_dir().unwrap().any(|_| true),
+        "a lock file was left"
+    );
+}
+
+fn walk(dir: &Path) -> Vec<std::path::PathBuf> {
+    let mut out = Vec::new();
+    for e in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+        let p = e.path();
+        if p.is_dir() {
+            out.extend(walk(&p));
+        } else {
+            out.push(p);
+        }
+    }
+    out
+}
+
+#[test]
 fn an_audit_in_the_terminal_ends_with_its_verdict_and_severity_badges() {
     let tmp = tempfile::tempdir().unwrap();
     let d = tmp.path();
