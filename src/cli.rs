@@ -573,15 +573,18 @@ async fn run_with_library(lib: &Library, cli: &Cli) -> Result<i32, Error> {
         Command::Reindex => {
             let cancel = Arc::new(AtomicBool::new(false));
             let _ctrl_c = CancelOnCtrlC::new(cancel.clone());
+            let bar = ProgressReporter::new(json);
             let n = lib
-                .reindex(&|_p: &Progress| {
+                .reindex(&|p: &Progress| {
                     if cancel.load(Ordering::SeqCst) {
                         Flow::Cancel
                     } else {
-                        Flow::Continue
+                        bar.update(p)
                     }
                 })
-                .await?;
+                .await;
+            bar.finish();
+            let n = n?;
             if json {
                 print_json(&json!({ "reindexed_documents": n }))
             } else {

@@ -271,19 +271,24 @@ impl ChunkIndex {
     /// Opens the chunks table at `uri` (a directory, or an object-store URI), creating it with
     /// vectors of `dimension` if it does not exist.
     pub async fn open(uri: &str, dimension: usize) -> Result<Self, IndexError> {
+        Self::open_named(uri, TABLE, dimension).await
+    }
+
+    /// Opens (creating if needed) the chunks table called `name` at `uri`.
+    pub async fn open_named(uri: &str, name: &str, dimension: usize) -> Result<Self, IndexError> {
         let db: Connection = lancedb::connect(uri).execute().await?;
-        let table = match db.open_table(TABLE).execute().await {
+        let table = match db.open_table(name).execute().await {
             Ok(t) => t,
             Err(lancedb::Error::TableNotFound { .. }) => {
                 match db
-                    .create_empty_table(TABLE, schema(dimension))
+                    .create_empty_table(name, schema(dimension))
                     .execute()
                     .await
                 {
                     Ok(t) => t,
                     // Another process created it between our two calls.
                     Err(lancedb::Error::TableAlreadyExists { .. }) => {
-                        db.open_table(TABLE).execute().await?
+                        db.open_table(name).execute().await?
                     }
                     Err(e) => return Err(e.into()),
                 }
@@ -311,6 +316,20 @@ impl ChunkIndex {
             ann: AnnParams::default(),
             resident: Arc::default(),
         })
+    }
+
+    /// Drops every table at `uri` except `keep` (what a reindex that was killed, or whose swap
+    /// was cut short, left behind). Returns the names dropped.
+    pub async fn drop_tables_except(uri: &str, keep: &str) -> Result<Vec<String>, IndexError> {
+        let db: Connection = lancedb::connect(uri).execute().await?;
+        let mut dropped = Vec::new();
+        for name in db.table_names().execute().await? {
+            if name != keep {
+                db.drop_table(&name, &[]).await?;
+                dropped.push(name);
+            }
+        }
+        Ok(dropped)
     }
 
     /// Vector dimension of the table.

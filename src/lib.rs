@@ -116,6 +116,10 @@ pub enum Error {
         /// The file being added.
         file: String,
     },
+    /// Work that one process at a time may do on a library (a reindex) is running, or conflicts
+    /// with what was asked.
+    #[error("{0}")]
+    LibraryBusy(String),
     /// Another run is in progress in this thread.
     #[error("a run is already in progress in thread {0}; wait for it or cancel it")]
     Busy(String),
@@ -168,7 +172,7 @@ impl Error {
             Error::Store(S::ProfileExists(_) | S::SetExists(_)) => ErrorKind::Duplicate,
             Error::Store(S::InvalidName { .. } | S::InvalidColour(_)) => ErrorKind::InvalidInput,
             Error::Store(S::Io { .. }) => ErrorKind::Io,
-            Error::IngestInProgress { .. } => ErrorKind::Busy,
+            Error::IngestInProgress { .. } | Error::LibraryBusy(_) => ErrorKind::Busy,
             Error::Store(_) => ErrorKind::Internal,
             Error::Ingest(_) => ErrorKind::UnsupportedPdf,
             Error::Embed(

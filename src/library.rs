@@ -30,6 +30,11 @@ use crate::{Error, secrets};
 
 /// `meta` key holding the embedding model that built the index.
 const META_EMBED_MODEL: &str = "embed_model";
+/// The LanceDB table that holds the chunks ([`crate::index::TABLE`] until a reindex swaps in
+/// another one).
+const META_INDEX_TABLE: &str = "index_table";
+/// The lock a reindex holds ([`crate::liveness`]).
+const REINDEX_LOCK: &str = "reindex";
 /// Chunks embedded per call of the embedder (progress is reported after each).
 const EMBED_BATCH: usize = 64;
 /// Longest title accepted.
@@ -169,7 +174,9 @@ pub struct Library {
     settings: Settings,
     store: Store,
     embedder: OnceCell<Arc<dyn Embedder>>,
-    index: OnceCell<ChunkIndex>,
+    /// The open chunks table (the one `meta.index_table` names); replaced when a reindex
+    /// swaps in the table it built.
+    index: tokio::sync::RwLock<Option<ChunkIndex>>,
     /// Serialises full-text index maintenance within this process.
     index_maintenance: Mutex<()>,
     /// Recent query embeddings: one question is embedded for the answer cache, for retrieval
@@ -200,7 +207,7 @@ impl Library {
             settings,
             store,
             embedder: OnceCell::new(),
-            index: OnceCell::new(),
+            index: tokio::sync::RwLock::new(None),
             index_maintenance: Mutex::new(()),
             recent_queries: std::sync::Mutex::new(VecDeque::new()),
         };
@@ -300,21 +307,39 @@ impl Library {
     }
 
     /// The chunk index, opened on first use.
-    pub async fn index(&self) -> Result<&ChunkIndex, Error> {
+    pub async fn index(&self) -> Result<ChunkIndex, Error> {
+        if let Some(i) = self.index.read().await.as_ref() {
+            return Ok(i.clone());
+        }
+        let mut slot = self.index.write().await;
+        if let Some(i) = slot.as_ref() {
+            return Ok(i.clone());
+        }
         let dimension = match self.embedder.get() {
             Some(e) => e.dimension(),
             None => self.configured_dimension(),
         };
-        let uri = self.dir.lancedb().to_string_lossy().into_owned();
+        let name = self.active_table().await?;
+        let index = self.open_table(&name, dimension).await?;
+        *slot = Some(index.clone());
+        Ok(index)
+    }
+
+    /// The name of the chunks table in use.
+    async fn active_table(&self) -> Result<String, Error> {
         Ok(self
-            .index
-            .get_or_try_init(|| async {
-                ChunkIndex::open(&uri, dimension).await.map(|i| {
-                    i.with_ann_min_rows(self.settings.search.ann_min_rows)
-                        .with_ann_params(self.settings.search.ann())
-                })
-            })
-            .await?)
+            .store
+            .meta(META_INDEX_TABLE)
+            .await?
+            .unwrap_or_else(|| crate::index::TABLE.to_owned()))
+    }
+
+    async fn open_table(&self, name: &str, dimension: usize) -> Result<ChunkIndex, Error> {
+        let uri = self.dir.lancedb().to_string_lossy().into_owned();
+        Ok(ChunkIndex::open_named(&uri, name, dimension)
+            .await?
+            .with_ann_min_rows(self.settings.search.ann_min_rows)
+            .with_ann_params(self.settings.search.ann()))
     }
 
     /// Fails when the index was built by another model than `embedder`.
@@ -333,6 +358,20 @@ impl Library {
     /// [`crate::liveness`]): at once, whatever its lease says, and never one that a live
     /// process (this one, another window, the CLI) is still running.
     async fn recover(&self) -> Result<(), Error> {
+        // Tables a killed reindex left behind, unless a reindex is running in another process.
+        if tokio::fs::try_exists(self.dir.lancedb())
+            .await
+            .unwrap_or(false)
+            && let Some(_lock) =
+                IngestLock::try_acquire_named(&self.dir, REINDEX_LOCK).map_err(|source| {
+                    Error::File {
+                        path: self.dir.root().join("locks"),
+                        source,
+                    }
+                })?
+        {
+            self.drop_unused_tables().await;
+        }
         for (profile_id, doc_id) in self.store.pending_deletes().await? {
             tracing::warn!(document = %doc_id, "finishing an interrupted delete");
             self.finish_delete(&profile_id, &doc_id).await?;
@@ -433,6 +472,15 @@ impl Library {
         else {
             return Err(Error::IngestInProgress { file: file.clone() });
         };
+        // A reindex running in another process would swap in a table without this document.
+        if IngestLock::try_acquire_named(&self.dir, REINDEX_LOCK)
+            .map_err(lock_error)?
+            .is_none()
+        {
+            return Err(Error::LibraryBusy(
+                "the library is being reindexed; add documents when it is done".into(),
+            ));
+        }
 
         if let Some(existing) = self.store.document_by_hash(&profile.id, &sha).await? {
             if existing.status == DocStatus::Processing {
@@ -524,7 +572,7 @@ impl Library {
             bytes,
             page_count,
             embedder: embedder.as_ref(),
-            index,
+            index: &index,
             lease,
         };
         match self.ingest_body(body, &mut timings, &report).await {
@@ -883,19 +931,70 @@ impl Library {
         progress: &(dyn Fn(&Progress) -> Flow + Send + Sync),
     ) -> Result<usize, Error> {
         let embedder = self.embedder().await?;
-        let lancedb = self.dir.lancedb();
-        if tokio::fs::try_exists(&lancedb).await.unwrap_or(false) && self.index.get().is_none() {
-            // The old table may have another dimension: start from an empty one.
-            let _ = tokio::fs::remove_dir_all(&lancedb).await;
+        // One reindex at a time, and none mistaken for leftovers while it runs (see recover).
+        let Some(_lock) =
+            IngestLock::try_acquire_named(&self.dir, REINDEX_LOCK).map_err(|source| {
+                Error::File {
+                    path: self.dir.root().join("locks"),
+                    source,
+                }
+            })?
+        else {
+            return Err(Error::LibraryBusy(
+                "another reindex of this library is running; wait for it to finish".into(),
+            ));
+        };
+        // An ingestion running now would write its chunks to the table being replaced.
+        for (profile_id, _, sha) in self.store.processing_documents().await? {
+            if IngestLock::try_acquire(&self.dir, &profile_id, &sha)
+                .ok()
+                .flatten()
+                .is_none()
+            {
+                return Err(Error::LibraryBusy(
+                    "a document is being added to the library; reindex when it is done".into(),
+                ));
+            }
         }
-        let index = self.index().await?;
+        // A new table, filled while the live one keeps answering searches; swapped in by one
+        // SQLite write at the end. A reindex that fails, is cancelled or is killed leaves the
+        // live table as it was (its half-built table is dropped then, or by the next start).
+        let name = format!("chunks_{}", uuid::Uuid::now_v7().simple());
+        let fresh = self.open_table(&name, embedder.dimension()).await?;
+        let built = self.fill(&fresh, embedder.as_ref(), progress).await;
+        let count = match built {
+            Ok(n) => n,
+            Err(e) => {
+                self.drop_unused_tables().await;
+                return Err(e);
+            }
+        };
+        self.refresh_text_index(&fresh).await;
+        self.store
+            .set_metas(&[
+                (META_INDEX_TABLE, name.as_str()),
+                (META_EMBED_MODEL, embedder.model_id().as_str()),
+            ])
+            .await?;
+        *self.index.write().await = Some(fresh);
+        self.drop_unused_tables().await;
+        Ok(count)
+    }
+
+    /// Embeds every ready or disabled document of every profile into `index`; the number of
+    /// documents.
+    async fn fill(
+        &self,
+        index: &ChunkIndex,
+        embedder: &dyn Embedder,
+        progress: &(dyn Fn(&Progress) -> Flow + Send + Sync),
+    ) -> Result<usize, Error> {
         let mut count = 0;
         for profile in self.store.profiles().await? {
             for doc in self.store.documents(&profile.id).await? {
                 if !matches!(doc.status, DocStatus::Ready | DocStatus::Disabled) {
                     continue;
                 }
-                index.delete_document(&profile.id, &doc.id).await?;
                 let pages = self.store.page_texts(&profile.id, &doc.id).await?;
                 let (text, spans) = chunk::assemble(&pages);
                 let chunks = chunk::chunk(&text, &spans, self.settings.chunking);
@@ -924,11 +1023,27 @@ impl Library {
                 count += 1;
             }
         }
-        self.refresh_text_index(index).await;
-        self.store
-            .set_meta(META_EMBED_MODEL, &embedder.model_id())
-            .await?;
         Ok(count)
+    }
+
+    /// Drops every chunks table but the one in use — unless a reindex (of any process) is
+    /// building one right now. Best effort: a table left behind is dropped next time.
+    async fn drop_unused_tables(&self) {
+        let keep = match self.active_table().await {
+            Ok(k) => k,
+            Err(e) => {
+                tracing::warn!(error = %e, "cannot tell which chunks table is in use");
+                return;
+            }
+        };
+        let uri = self.dir.lancedb().to_string_lossy().into_owned();
+        match ChunkIndex::drop_tables_except(&uri, &keep).await {
+            Ok(dropped) if !dropped.is_empty() => {
+                tracing::info!(?dropped, "dropped chunks tables no longer in use");
+            }
+            Ok(_) => {}
+            Err(e) => tracing::warn!(error = %e, "could not drop unused chunks tables"),
+        }
     }
 }
 

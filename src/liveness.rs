@@ -1,4 +1,4 @@
-//! Which live process owns an ingestion.
+//! Which live process owns an ingestion (or a reindex).
 //!
 //! An ingestion holds an exclusive lock on a small file named after its profile and the PDF's
 //! content hash (`locks/<profile>-<sha256>.lock` in the data directory) from before its
@@ -30,9 +30,14 @@ impl IngestLock {
         profile_id: &str,
         sha256: &str,
     ) -> std::io::Result<Option<Self>> {
+        Self::try_acquire_named(dir, &format!("{profile_id}-{sha256}"))
+    }
+
+    /// The same for other work that one live process at a time may do (`reindex`).
+    pub fn try_acquire_named(dir: &DataDir, name: &str) -> std::io::Result<Option<Self>> {
         let locks = dir.root().join("locks");
         std::fs::create_dir_all(&locks)?;
-        let path = locks.join(format!("{profile_id}-{sha256}.lock"));
+        let path = locks.join(format!("{name}.lock"));
         let file = OpenOptions::new()
             .create(true)
             .truncate(false)

@@ -436,6 +436,20 @@ impl Store {
             .await?)
     }
 
+    /// Writes several data-directory-wide facts in one transaction (all or none).
+    pub async fn set_metas(&self, facts: &[(&str, &str)]) -> Result<(), StoreError> {
+        let mut tx = self.pool.begin().await?;
+        for (key, value) in facts {
+            sqlx::query("INSERT INTO meta(key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value")
+                .bind(key)
+                .bind(value)
+                .execute(&mut *tx)
+                .await?;
+        }
+        tx.commit().await?;
+        Ok(())
+    }
+
     /// Writes a data-directory-wide fact.
     pub async fn set_meta(&self, key: &str, value: &str) -> Result<(), StoreError> {
         sqlx::query("INSERT INTO meta(key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value")

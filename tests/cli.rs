@@ -351,6 +351,58 @@ fn walk(dir: &Path) -> Vec<std::path::PathBuf> {
 }
 
 #[test]
+fn a_killed_reindex_leaves_the_old_index_searchable() {
+    let tmp = tempfile::tempdir().unwrap();
+    let d = tmp.path();
+    let big = write(d, "big.pdf", &make_pdf(&prose_pages(80, "capital")));
+    let (code, v) = run(d, &["ingest", big.to_str().unwrap()]);
+    assert_eq!(code, 0, "{v}");
+    let (_, before) = run(d, &["search", "capital rule number 12", "-k", "3"]);
+    assert_eq!(before.as_array().unwrap().len(), 3, "{before}");
+    let tables = || std::fs::read_dir(d.join("lancedb")).unwrap().count();
+    assert_eq!(tables(), 1);
+
+    let mut child = pp(d)
+        .args(["--json", "reindex"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut lines = BufReader::new(child.stderr.take().unwrap()).lines();
+    let mut killed = false;
+    for line in lines.by_ref() {
+        let Ok(v) = serde_json::from_str::<Value>(&line.unwrap()) else {
+            continue;
+        };
+        if v["progress"]["stage"] == "embedding" && v["progress"]["done"].as_u64().unwrap_or(0) > 0
+        {
+            child.kill().unwrap();
+            killed = true;
+            break;
+        }
+    }
+    child.wait().unwrap();
+    assert!(killed, "the reindex finished before it could be killed");
+    // The half-built table is there until the next start drops it; searches see the old one.
+    assert_eq!(tables(), 2);
+    let (code, after) = run(d, &["search", "capital rule number 12", "-k", "3"]);
+    assert_eq!(code, 0, "{after}");
+    assert_eq!(after, before);
+    assert_eq!(tables(), 1);
+    // A reindex run to the end swaps its table in and leaves one table.
+    let (code, v) = run(d, &["reindex"]);
+    assert_eq!(
+        (code, v["reindexed_documents"].as_u64()),
+        (0, Some(1)),
+        "{v}"
+    );
+    assert_eq!(tables(), 1);
+    let (_, again) = run(d, &["search", "capital rule number 12", "-k", "3"]);
+    assert_eq!(again.as_array().unwrap().len(), 3, "{again}");
+    assert_eq!(again[0]["chunk_id"], before[0]["chunk_id"]);
+}
+
+#[test]
 fn an_audit_in_the_terminal_ends_with_its_verdict_and_severity_badges() {
     let tmp = tempfile::tempdir().unwrap();
     let d = tmp.path();
