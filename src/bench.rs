@@ -240,12 +240,15 @@ pub async fn quality(
             path: path.clone(),
             source,
         })?;
-        let prepared = crate::ingest::prepare(
-            Arc::new(bytes),
-            &crate::config::Limits::default(),
+        // The benchmark's own files: extracted in this process, without the worker.
+        let raw = tokio::task::spawn_blocking(move || crate::ingest::pdf::extract_blocking(&bytes))
+            .await
+            .map_err(|e| Error::Internal(format!("extraction task: {e}")))??;
+        let prepared = crate::ingest::prepare_pages(
+            raw,
             crate::config::ChunkSettings::default(),
-        )
-        .await?;
+            std::time::Duration::ZERO,
+        )?;
         texts.extend(prepared.chunks.into_iter().map(|c| c.text));
     }
     let (measured, _) = load_model(model_dir, arithmetic).await?;

@@ -98,6 +98,10 @@ pub struct Limits {
     /// Seconds an ingestion may go without progress before another start of PolicyPal
     /// considers it crashed and marks the document failed.
     pub ingest_lease_secs: u64,
+    /// Address space the text-extraction process may use, in MiB (it is stopped beyond).
+    pub extract_memory_mb: u64,
+    /// Most characters of text one PDF may yield (a text bomb is refused beyond).
+    pub max_text_chars: usize,
 }
 
 impl Default for Limits {
@@ -107,6 +111,8 @@ impl Default for Limits {
             max_pages: 1500,
             extract_timeout_secs: 300,
             ingest_lease_secs: 120,
+            extract_memory_mb: 2048,
+            max_text_chars: 20_000_000,
         }
     }
 }
@@ -170,6 +176,9 @@ pub struct Settings {
     pub cache: CacheSettings,
     /// Search tuning.
     pub search: SearchSettings,
+    /// The program that extracts text in its own process (`None`: this program; set only by
+    /// test harnesses whose own binary cannot serve as the worker).
+    pub extract_worker: Option<PathBuf>,
 }
 
 /// Search tuning (`"search"` in settings.json).

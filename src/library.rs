@@ -174,6 +174,8 @@ pub struct Library {
     settings: Settings,
     store: Store,
     embedder: OnceCell<Arc<dyn Embedder>>,
+    /// The process that extracts text from PDFs.
+    worker: ingest::worker::Worker,
     /// The open chunks table (the one `meta.index_table` names); replaced when a reindex
     /// swaps in the table it built.
     index: tokio::sync::RwLock<Option<ChunkIndex>>,
@@ -202,11 +204,13 @@ impl Library {
         dir.ensure()?;
         let settings = dir.load_settings()?;
         let store = Store::open(&dir.database()).await?;
+        let worker = ingest::worker::Worker::new(settings.extract_worker.as_deref())?;
         let lib = Self {
             dir,
             settings,
             store,
             embedder: OnceCell::new(),
+            worker,
             index: tokio::sync::RwLock::new(None),
             index_maintenance: Mutex::new(()),
             recent_queries: std::sync::Mutex::new(VecDeque::new()),
@@ -458,9 +462,9 @@ impl Library {
         if report(Stage::Reading, 0, 1) == Flow::Cancel {
             return Err(Error::Cancelled);
         }
-        let bytes = read_file(&req.path, self.settings.limits.max_file_bytes).await?;
-        let page_count = ingest::check(&bytes, &self.settings.limits)?;
-        let sha = hex::encode(Sha256::digest(&bytes));
+        let bytes = Arc::new(read_file(&req.path, self.settings.limits.max_file_bytes).await?);
+        let page_count = ingest::check(bytes.clone(), &self.settings.limits, &self.worker).await?;
+        let sha = hex::encode(Sha256::digest(bytes.as_slice()));
         // Held until this ingestion's row is final: while it is, no other ingestion of the
         // same file starts and no recovery takes this one for dead.
         let lock_error = |source| Error::File {
@@ -628,9 +632,10 @@ impl Library {
             return Err(Error::Cancelled);
         }
         let prepared = ingest::prepare(
-            Arc::new(b.bytes),
+            b.bytes,
             &self.settings.limits,
             self.settings.chunking,
+            &self.worker,
         )
         .await?;
         timings.extract_s = prepared.extract_time.as_secs_f64();
@@ -1052,7 +1057,7 @@ struct IngestBody<'a> {
     doc_id: &'a str,
     set: Option<&'a DocSet>,
     doc_type: DocType,
-    bytes: Vec<u8>,
+    bytes: Arc<Vec<u8>>,
     page_count: usize,
     embedder: &'a dyn Embedder,
     index: &'a ChunkIndex,

@@ -209,6 +209,7 @@ async fn a_missing_model_directory_is_a_clear_error_and_stores_nothing() {
         embedder: EmbedderSettings::Local {
             model_dir: Some(tmp.path().join("no-model-here")),
         },
+        extract_worker: Some(crate::common::worker()),
         ..Settings::default()
     })
     .unwrap();

@@ -43,6 +43,12 @@ pub fn fixture(name: &str) -> PathBuf {
         .join(name)
 }
 
+/// The program that serves as text-extraction worker for libraries opened in this test binary
+/// (which cannot serve as one itself): the `policypal` CLI built with the tests.
+pub fn worker() -> PathBuf {
+    PathBuf::from(env!("CARGO_BIN_EXE_policypal"))
+}
+
 /// A library in a temporary data directory, sharing the loaded model.
 pub struct TestLib {
     /// Keeps the directory alive.
@@ -58,6 +64,7 @@ impl TestLib {
 
     pub async fn with_settings(mut settings: Settings) -> Self {
         let tmp = tempfile::tempdir().unwrap();
+        settings.extract_worker.get_or_insert_with(worker);
         if settings.embedder == (EmbedderSettings::Local { model_dir: None }) {
             settings.embedder = EmbedderSettings::Local {
                 model_dir: Some(model_dir()),

@@ -130,6 +130,11 @@ async fn the_data_directory_and_database_are_readable_by_their_owner_only() {
     std::fs::set_permissions(&root, std::fs::Permissions::from_mode(0o755)).unwrap();
     let dir = policypal::config::DataDir::at(&root);
     dir.ensure().unwrap();
+    dir.save_settings(&policypal::config::Settings {
+        extract_worker: Some(crate::common::worker()),
+        ..Default::default()
+    })
+    .unwrap();
     std::fs::write(dir.database(), b"").unwrap(); // SQLite takes an empty file for a new database
     std::fs::set_permissions(dir.database(), std::fs::Permissions::from_mode(0o644)).unwrap();
     let lib = policypal::Library::open(dir.clone())

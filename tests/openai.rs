@@ -158,6 +158,7 @@ async fn a_library_can_be_built_with_a_remote_embedder() {
             model: "nomic-embed-text".into(),
             dimension: 32,
         },
+        extract_worker: Some(crate::common::worker()),
         ..Settings::default()
     })
     .unwrap();

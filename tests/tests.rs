@@ -8,6 +8,7 @@ mod bad_input;
 mod cli;
 mod common;
 mod generative;
+mod hostile;
 mod ingest;
 mod isolation;
 mod lifecycle;

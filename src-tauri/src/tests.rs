@@ -28,6 +28,20 @@ fn model_dir() -> PathBuf {
         })
 }
 
+/// The text-extraction worker for libraries opened in this test binary (which cannot serve as
+/// one): the `policypal` CLI that the workspace build puts next to the test binary's `deps/`.
+fn worker() -> PathBuf {
+    let exe = std::env::current_exe().unwrap();
+    let dir = exe.parent().and_then(|d| d.parent()).unwrap();
+    let cli = dir.join(format!("policypal{}", std::env::consts::EXE_SUFFIX));
+    assert!(
+        cli.exists(),
+        "build the workspace first: {} is missing",
+        cli.display()
+    );
+    cli
+}
+
 /// A data directory whose settings point at the test model.
 fn data_dir(tmp: &tempfile::TempDir) -> DataDir {
     let dir = DataDir::at(tmp.path().join("data"));
@@ -36,6 +50,7 @@ fn data_dir(tmp: &tempfile::TempDir) -> DataDir {
         embedder: EmbedderSettings::Local {
             model_dir: Some(model_dir()),
         },
+        extract_worker: Some(worker()),
         ..Settings::default()
     };
     dir.save_settings(&settings).unwrap();

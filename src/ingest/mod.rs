@@ -1,6 +1,6 @@
 //! Ingestion of one PDF into pages and chunks.
 //!
-//! Owns: validation of the bytes, isolated text extraction (`pdf`), clean-up (`text`) and
+//! Owns: validation of the bytes, text extraction (`pdf`) in a separate process (`worker`), clean-up (`text`) and
 //! chunking with page spans and headings (`chunk`). The result is plain data; the `library`
 //! module decides when it is stored, embedded and made visible. Must not: touch SQLite, LanceDB
 //! or the embedder.
@@ -8,6 +8,7 @@
 pub mod chunk;
 pub mod pdf;
 pub mod text;
+pub mod worker;
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -18,7 +19,7 @@ pub use pdf::Extractor;
 use crate::config::{ChunkSettings, Limits};
 
 /// Why a file cannot be ingested. All are problems of the input, not of PolicyPal.
-#[derive(Debug, thiserror::Error)]
+#[derive(Debug, thiserror::Error, serde::Serialize, serde::Deserialize)]
 pub enum IngestError {
     /// The file has zero bytes.
     #[error("the file is empty (0 bytes)")]
@@ -66,6 +67,26 @@ pub enum IngestError {
         /// The budget.
         seconds: u64,
     },
+    /// Extraction needed more memory than its process may use.
+    #[error(
+        "text extraction needed more than {limit_mb} MiB of memory and was stopped (settings: limits.extract_memory_mb)"
+    )]
+    OutOfMemory {
+        /// The limit.
+        limit_mb: u64,
+    },
+    /// The PDF yields more text than allowed (a text bomb, or a corpus in one file).
+    #[error("the PDF holds more than {max} characters of text (settings: limits.max_text_chars)")]
+    TooMuchText {
+        /// The limit.
+        max: usize,
+    },
+    /// The extraction process died (a crash in a PDF library on this file).
+    #[error("text extraction crashed on this PDF ({reason}); the file is damaged or hostile")]
+    ExtractorCrashed {
+        /// How it ended (signal, exit status).
+        reason: String,
+    },
 }
 
 /// A cleaned page.
@@ -99,8 +120,12 @@ pub struct Prepared {
 /// Pages with fewer visible characters than this are reported as having no text layer.
 const EMPTY_PAGE_CHARS: usize = 3;
 
-/// Checks size and structure without extracting; returns the page count.
-pub fn check(bytes: &[u8], limits: &Limits) -> Result<usize, IngestError> {
+/// Checks size and structure without extracting (structure in the worker); the page count.
+pub async fn check(
+    bytes: Arc<Vec<u8>>,
+    limits: &Limits,
+    worker: &worker::Worker,
+) -> Result<usize, IngestError> {
     let len = bytes.len() as u64;
     if len > limits.max_file_bytes {
         return Err(IngestError::TooLarge {
@@ -108,19 +133,31 @@ pub fn check(bytes: &[u8], limits: &Limits) -> Result<usize, IngestError> {
             max: limits.max_file_bytes,
         });
     }
-    pdf::inspect(bytes, limits.max_pages)
+    if bytes.is_empty() {
+        return Err(IngestError::EmptyFile);
+    }
+    worker.inspect(bytes, limits).await
 }
 
-/// Extracts, cleans and chunks a PDF.
+/// Extracts (in the worker), cleans and chunks a PDF.
 pub async fn prepare(
     bytes: Arc<Vec<u8>>,
     limits: &Limits,
     chunking: ChunkSettings,
+    worker: &worker::Worker,
 ) -> Result<Prepared, IngestError> {
     let started = Instant::now();
-    let raw = pdf::extract(bytes, Duration::from_secs(limits.extract_timeout_secs)).await?;
+    let raw = worker.extract(bytes, limits).await?;
     let extract_time = started.elapsed();
+    prepare_pages(raw, chunking, extract_time)
+}
 
+/// Cleans and chunks extracted pages.
+pub fn prepare_pages(
+    raw: Vec<pdf::RawPage>,
+    chunking: ChunkSettings,
+    extract_time: Duration,
+) -> Result<Prepared, IngestError> {
     let started = Instant::now();
     let pages: Vec<Page> = raw
         .into_iter()

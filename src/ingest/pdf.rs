@@ -1,24 +1,21 @@
-//! PDF → per-page text, isolated from the rest of the process.
+//! PDF → per-page text (run inside the extraction worker process, see `worker`).
 //!
 //! Owns: checking that bytes are a readable PDF (not encrypted, within the page limit) and
 //! extracting each physical page's text with `pdf-extract`, falling back to lopdf's own text
 //! extraction for a page that panics, errors, or comes back suspiciously empty (pdf-extract
-//! silently drops the body text of some Ghostscript-made PDFs). The work runs in a blocking task
-//! under `catch_unwind` and a time budget, so a hostile PDF cannot take the process down; the
-//! pages are shared out among one scoped thread per core, each page under its own
-//! `catch_unwind`.
+//! silently drops the body text of some Ghostscript-made PDFs). The pages are shared out among
+//! one scoped thread per core, each page under its own `catch_unwind`; what unwinding cannot
+//! catch (a stack overflow, memory exhaustion, a hang) ends the worker, not the app.
 //! Must not: clean text, chunk, or touch any store.
 
 use std::panic::{AssertUnwindSafe, catch_unwind};
-use std::sync::Arc;
-use std::time::Duration;
 
 use pdf_extract::{Document, PlainTextOutput, output_doc_page};
 
 use super::IngestError;
 
 /// Which extractor produced a page's text.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Extractor {
     /// `pdf-extract` (layout-aware, the primary).
@@ -41,7 +38,7 @@ impl Extractor {
 }
 
 /// Raw text of one physical page.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct RawPage {
     /// 1-based physical page number.
     pub number: u32,
@@ -114,25 +111,8 @@ fn is_truncated(bytes: &[u8]) -> bool {
     !tail.windows(5).any(|w| w == b"%%EOF")
 }
 
-/// Extracts every page's text in a blocking task, with a time budget for the whole file.
-pub async fn extract(bytes: Arc<Vec<u8>>, budget: Duration) -> Result<Vec<RawPage>, IngestError> {
-    let task = tokio::task::spawn_blocking(move || {
-        catch_unwind(AssertUnwindSafe(|| extract_blocking(&bytes)))
-            .unwrap_or_else(|_| Err(IngestError::Corrupt("text extraction crashed".into())))
-    });
-    match tokio::time::timeout(budget, task).await {
-        Ok(Ok(result)) => result,
-        Ok(Err(join)) => Err(IngestError::Corrupt(format!(
-            "text extraction failed: {join}"
-        ))),
-        // The blocking thread cannot be killed; it is abandoned and its result dropped.
-        Err(_) => Err(IngestError::ExtractionTimeout {
-            seconds: budget.as_secs(),
-        }),
-    }
-}
-
-fn extract_blocking(bytes: &[u8]) -> Result<Vec<RawPage>, IngestError> {
+/// Extracts every page's text (in the extraction worker: see `worker`).
+pub fn extract_blocking(bytes: &[u8]) -> Result<Vec<RawPage>, IngestError> {
     let doc = load(bytes)?;
     let pages: Vec<(u32, pdf_extract::ObjectId)> = doc.get_pages().into_iter().collect();
     // Pages are independent: one thread per core, pages dealt out in turn so that long and

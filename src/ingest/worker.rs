@@ -1,0 +1,290 @@
+//! Text extraction in a child process, the way browsers isolate PDF parsing.
+//!
+//! The PDF libraries run in a worker: this same program started again with [`WORKER_ARG`]
+//! (both binaries call [`serve_if_asked`] first thing in `main`). The worker reads the PDF on
+//! standard input and writes its pages, or a typed [`IngestError`], as JSON on standard output.
+//! It runs under an address-space limit (`limits.extract_memory_mb`, set with `setrlimit` in the
+//! worker before it reads anything) and a wall-clock limit after which the parent kills it; its
+//! output is capped (`limits.max_text_chars`). A stack overflow (a form that draws itself), a
+//! decompression bomb or a hang ends the worker, never the app: the parent turns the way it
+//! ended into a typed error, and nothing of the attempt is kept.
+//!
+//! Owns: the worker's protocol, its limits and reading how it ended. Must not: clean, chunk or
+//! store anything.
+
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+use std::sync::Arc;
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+use super::IngestError;
+use super::pdf::{self, RawPage};
+use crate::config::Limits;
+
+/// The first argument that makes this program an extraction worker.
+pub const WORKER_ARG: &str = "--policypal-extract-worker";
+
+/// Time the structural check may take (it parses the file, nothing more).
+const INSPECT_BUDGET: Duration = Duration::from_secs(60);
+
+/// Most bytes of its error output the parent keeps from a worker.
+const STDERR_CAP: u64 = 64 * 1024;
+
+/// What a worker is asked.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Task {
+    /// Magic bytes, parse, encryption, page count.
+    Inspect,
+    /// Every page's text.
+    Extract,
+}
+
+impl Task {
+    fn as_str(self) -> &'static str {
+        match self {
+            Self::Inspect => "inspect",
+            Self::Extract => "extract",
+        }
+    }
+}
+
+/// What a worker writes on standard output.
+#[derive(Debug, Serialize, Deserialize)]
+enum Reply {
+    /// The page count ([`Task::Inspect`]).
+    Pages(usize),
+    /// The pages' text ([`Task::Extract`]).
+    Text(Vec<RawPage>),
+    /// The PDF cannot be ingested.
+    Refused(IngestError),
+}
+
+/// The program that serves as the worker.
+#[derive(Debug, Clone)]
+pub struct Worker {
+    program: PathBuf,
+}
+
+impl Worker {
+    /// `program` serves [`WORKER_ARG`]; `None`: this program.
+    pub fn new(program: Option<&Path>) -> Result<Self, IngestError> {
+        let program = match program {
+            Some(p) => p.to_owned(),
+            None => std::env::current_exe().map_err(|e| IngestError::ExtractorCrashed {
+                reason: format!("cannot find this program to start the extraction worker: {e}"),
+            })?,
+        };
+        Ok(Self { program })
+    }
+
+    /// Checks size-independent structure in the worker; the page count.
+    pub async fn inspect(
+        &self,
+        bytes: Arc<Vec<u8>>,
+        limits: &Limits,
+    ) -> Result<usize, IngestError> {
+        let budget = INSPECT_BUDGET.min(Duration::from_secs(limits.extract_timeout_secs.max(1)));
+        match self.run(Task::Inspect, bytes, limits, budget).await? {
+            Reply::Pages(n) => Ok(n),
+            Reply::Refused(e) => Err(e),
+            Reply::Text(_) => Err(protocol("pages of text where a page count was expected")),
+        }
+    }
+
+    /// Extracts every page's text in the worker.
+    pub async fn extract(
+        &self,
+        bytes: Arc<Vec<u8>>,
+        limits: &Limits,
+    ) -> Result<Vec<RawPage>, IngestError> {
+        let budget = Duration::from_secs(limits.extract_timeout_secs.max(1));
+        match self.run(Task::Extract, bytes, limits, budget).await? {
+            Reply::Text(pages) => Ok(pages),
+            Reply::Refused(e) => Err(e),
+            Reply::Pages(_) => Err(protocol("a page count where text was expected")),
+        }
+    }
+
+    async fn run(
+        &self,
+        task: Task,
+        bytes: Arc<Vec<u8>>,
+        limits: &Limits,
+        budget: Duration,
+    ) -> Result<Reply, IngestError> {
+        let mut child = tokio::process::Command::new(&self.program)
+            .arg(WORKER_ARG)
+            .arg(task.as_str())
+            .arg(limits.max_pages.to_string())
+            .arg(limits.max_text_chars.to_string())
+            .arg(limits.extract_memory_mb.to_string())
+            // mimalloc reserves 1 GiB of address space up front by default, which would leave
+            // nothing under the worker's limit (and no room to report a stack overflow).
+            .env("MIMALLOC_ARENA_RESERVE", "64MiB")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .kill_on_drop(true)
+            .spawn()
+            .map_err(|e| IngestError::ExtractorCrashed {
+                reason: format!(
+                    "the extraction worker {} did not start: {e}",
+                    self.program.display()
+                ),
+            })?;
+        let (Some(mut stdin), Some(stdout), Some(stderr)) =
+            (child.stdin.take(), child.stdout.take(), child.stderr.take())
+        else {
+            return Err(protocol("the worker's pipes are missing"));
+        };
+        let feed = tokio::spawn(async move {
+            // A worker that dies early closes its end: the broken pipe is its exit's to explain.
+            let _ = stdin.write_all(&bytes).await;
+            let _ = stdin.shutdown().await;
+        });
+        // Characters as JSON: escapes take up to six bytes, and the page records a little more.
+        let cap = (limits.max_text_chars as u64).saturating_mul(6) + 1024 * 1024;
+        let read_out = async move {
+            let mut out = Vec::new();
+            stdout
+                .take(cap + 1)
+                .read_to_end(&mut out)
+                .await
+                .map(|_| out)
+        };
+        let read_err = async move {
+            let mut err = Vec::new();
+            let _ = stderr.take(STDERR_CAP).read_to_end(&mut err).await;
+            err
+        };
+        let finished = tokio::time::timeout(budget, async {
+            let (out, err) = tokio::join!(read_out, read_err);
+            let status = child.wait().await;
+            (out, err, status)
+        })
+        .await;
+        feed.abort();
+        let Ok((out, err, status)) = finished else {
+            // `kill_on_drop`: the worker is killed with the future that owned it.
+            return Err(IngestError::ExtractionTimeout {
+                seconds: budget.as_secs(),
+            });
+        };
+        let out = out.map_err(|e| protocol(&format!("reading the worker's output: {e}")))?;
+        if out.len() as u64 > cap {
+            return Err(IngestError::TooMuchText {
+                max: limits.max_text_chars,
+            });
+        }
+        let status = status.map_err(|e| protocol(&format!("waiting for the worker: {e}")))?;
+        if status.success() {
+            return serde_json::from_slice(&out)
+                .map_err(|e| protocol(&format!("the worker's reply did not parse: {e}")));
+        }
+        Err(ended(&status, &String::from_utf8_lossy(&err), limits))
+    }
+}
+
+fn protocol(what: &str) -> IngestError {
+    IngestError::ExtractorCrashed {
+        reason: what.to_owned(),
+    }
+}
+
+/// The typed error for a worker that did not exit normally.
+fn ended(status: &std::process::ExitStatus, stderr: &str, limits: &Limits) -> IngestError {
+    tracing::debug!(stderr = %stderr, "the extraction worker failed");
+    if stderr.contains("memory allocation of") || stderr.contains("out of memory") {
+        return IngestError::OutOfMemory {
+            limit_mb: limits.extract_memory_mb,
+        };
+    }
+    let reason = if stderr.contains("overflowed its stack") {
+        "stack overflow: the PDF nests its content without end".to_owned()
+    } else {
+        #[cfg(unix)]
+        let signal = std::os::unix::process::ExitStatusExt::signal(status);
+        #[cfg(not(unix))]
+        let signal: Option<i32> = None;
+        match (signal, status.code()) {
+            (Some(s), _) => format!("the extraction process was ended by signal {s}"),
+            (None, Some(c)) => format!("the extraction process exited with status {c}"),
+            (None, None) => "the extraction process ended abnormally".to_owned(),
+        }
+    };
+    IngestError::ExtractorCrashed { reason }
+}
+
+/// Runs the worker and returns its exit code when this process was started as one (the first
+/// argument is [`WORKER_ARG`]); `None` otherwise. Call it first thing in `main`.
+pub fn serve_if_asked() -> Option<i32> {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    if args.first().map(String::as_str) != Some(WORKER_ARG) {
+        return None;
+    }
+    let number = |i: usize| args.get(i).and_then(|a| a.parse::<u64>().ok());
+    let (Some(max_pages), Some(max_chars), Some(memory_mb)) = (number(2), number(3), number(4))
+    else {
+        eprintln!("usage: {WORKER_ARG} inspect|extract MAX_PAGES MAX_CHARS MEMORY_MB < file.pdf");
+        return Some(2);
+    };
+    let task = match args.get(1).map(String::as_str) {
+        Some("inspect") => Task::Inspect,
+        Some("extract") => Task::Extract,
+        _ => return Some(2),
+    };
+    if let Err(e) = limit_memory(memory_mb) {
+        eprintln!("cannot limit the worker's memory: {e}");
+        return Some(3);
+    }
+    let mut bytes = Vec::new();
+    if let Err(e) = std::io::Read::read_to_end(&mut std::io::stdin(), &mut bytes) {
+        eprintln!("cannot read the PDF: {e}");
+        return Some(3);
+    }
+    let max_pages = usize::try_from(max_pages).unwrap_or(usize::MAX);
+    let max_chars = usize::try_from(max_chars).unwrap_or(usize::MAX);
+    let reply = match task {
+        Task::Inspect => match pdf::inspect(&bytes, max_pages) {
+            Ok(n) => Reply::Pages(n),
+            Err(e) => Reply::Refused(e),
+        },
+        Task::Extract => match pdf::extract_blocking(&bytes) {
+            Ok(pages)
+                if pages.iter().map(|p| p.text.chars().count()).sum::<usize>() > max_chars =>
+            {
+                Reply::Refused(IngestError::TooMuchText { max: max_chars })
+            }
+            Ok(pages) => Reply::Text(pages),
+            Err(e) => Reply::Refused(e),
+        },
+    };
+    let mut out = std::io::stdout().lock();
+    match serde_json::to_writer(&mut out, &reply) {
+        Ok(()) => Some(0),
+        Err(e) => {
+            eprintln!("cannot write the reply: {e}");
+            Some(3)
+        }
+    }
+}
+
+/// Caps this process's address space.
+fn limit_memory(mb: u64) -> std::io::Result<()> {
+    #[cfg(unix)]
+    {
+        use nix::sys::resource::{Resource, getrlimit, setrlimit};
+        let (_, hard) = getrlimit(Resource::RLIMIT_AS).map_err(std::io::Error::from)?;
+        // Never above a limit the process already has (raising it is not allowed).
+        let bytes = mb.saturating_mul(1024 * 1024).min(hard);
+        setrlimit(Resource::RLIMIT_AS, bytes, hard).map_err(std::io::Error::from)
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = mb;
+        Ok(())
+    }
+}
