@@ -573,16 +573,8 @@ async fn run_with_library(lib: &Library, cli: &Cli) -> Result<i32, Error> {
         Command::Reindex => {
             let cancel = Arc::new(AtomicBool::new(false));
             let _ctrl_c = CancelOnCtrlC::new(cancel.clone());
-            let bar = ProgressReporter::new(json);
-            let n = lib
-                .reindex(&|p: &Progress| {
-                    if cancel.load(Ordering::SeqCst) {
-                        Flow::Cancel
-                    } else {
-                        bar.update(p)
-                    }
-                })
-                .await;
+            let bar = ProgressReporter::new(json, cancel);
+            let n = lib.reindex(&|p: &Progress| bar.update(p)).await;
             bar.finish();
             let n = n?;
             if json {
@@ -701,15 +693,9 @@ async fn run_ingest(
             set: args.set.clone(),
             supersedes: args.supersedes.clone(),
         };
-        let bar = ProgressReporter::new(json);
+        let bar = ProgressReporter::new(json, cancel.clone());
         let outcome = lib
-            .ingest(profile, &req, &|p: &Progress| {
-                if cancel.load(Ordering::SeqCst) {
-                    Flow::Cancel
-                } else {
-                    bar.update(p)
-                }
-            })
+            .ingest(profile, &req, &|p: &Progress| bar.update(p))
             .await;
         bar.finish();
         match outcome {
@@ -1019,15 +1005,17 @@ fn truncate(s: &str, max: usize) -> String {
     }
 }
 
-/// Shows ingestion progress: a bar on a terminal, JSON lines on stderr with `--json`.
+/// Shows ingestion progress: a bar on a terminal, JSON lines on stderr with `--json`; asks the
+/// work to stop once `cancel` is set (Ctrl-C).
 struct ProgressReporter {
     bar: Option<ProgressBar>,
     json: bool,
     last: Mutex<Option<(Stage, usize)>>,
+    cancel: Arc<AtomicBool>,
 }
 
 impl ProgressReporter {
-    fn new(json: bool) -> Self {
+    fn new(json: bool, cancel: Arc<AtomicBool>) -> Self {
         let bar = (!json && std::io::stderr().is_terminal()).then(|| {
             let bar = ProgressBar::new(1);
             bar.set_style(
@@ -1042,10 +1030,14 @@ impl ProgressReporter {
             bar,
             json,
             last: Mutex::new(None),
+            cancel,
         }
     }
 
     fn update(&self, p: &Progress) -> Flow {
+        if self.cancel.load(Ordering::SeqCst) {
+            return Flow::Cancel;
+        }
         if let Some(bar) = &self.bar {
             bar.set_prefix(p.file.clone());
             bar.set_message(match p.stage {

@@ -210,9 +210,16 @@ fn killing_the_process_mid_ingestion_leaves_no_half_document() {
 
 /// Starts `ingest FILE` and returns the child once it has embedded its first batch.
 fn ingest_until_embedding(d: &Path, file: &Path) -> std::process::Child {
+    until_embedding(d, &["ingest", file.to_str().unwrap()], Stdio::null())
+}
+
+/// Starts `--json ARGS` and returns the child once it reports its first embedded batch; its
+/// progress output is read on (and dropped) from then on.
+fn until_embedding(d: &Path, args: &[&str], stdout: Stdio) -> std::process::Child {
     let mut child = pp(d)
-        .args(["--json", "ingest", file.to_str().unwrap()])
-        .stdout(Stdio::null())
+        .arg("--json")
+        .args(args)
+        .stdout(stdout)
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
@@ -300,23 +307,7 @@ fn ctrl_c_cancels_an_ingestion_cleanly() {
     let tmp = tempfile::tempdir().unwrap();
     let d = tmp.path();
     let big = write(d, "big.pdf", &make_pdf(&prose_pages(80, "capital")));
-    let mut child = pp(d)
-        .args(["--json", "ingest", big.to_str().unwrap()])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut lines = BufReader::new(child.stderr.take().unwrap()).lines();
-    for line in lines.by_ref() {
-        let Ok(v) = serde_json::from_str::<Value>(&line.unwrap()) else {
-            continue;
-        };
-        if v["progress"]["stage"] == "embedding" && v["progress"]["done"].as_u64().unwrap_or(0) > 0
-        {
-            break;
-        }
-    }
-    std::thread::spawn(move || lines.for_each(drop));
+    let child = until_embedding(d, &["ingest", big.to_str().unwrap()], Stdio::piped());
     let interrupt = Command::new("kill")
         .args(["-INT", &child.id().to_string()])
         .status()
@@ -362,27 +353,9 @@ fn a_killed_reindex_leaves_the_old_index_searchable() {
     let tables = || std::fs::read_dir(d.join("lancedb")).unwrap().count();
     assert_eq!(tables(), 1);
 
-    let mut child = pp(d)
-        .args(["--json", "reindex"])
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut lines = BufReader::new(child.stderr.take().unwrap()).lines();
-    let mut killed = false;
-    for line in lines.by_ref() {
-        let Ok(v) = serde_json::from_str::<Value>(&line.unwrap()) else {
-            continue;
-        };
-        if v["progress"]["stage"] == "embedding" && v["progress"]["done"].as_u64().unwrap_or(0) > 0
-        {
-            child.kill().unwrap();
-            killed = true;
-            break;
-        }
-    }
+    let mut child = until_embedding(d, &["reindex"], Stdio::null());
+    child.kill().unwrap();
     child.wait().unwrap();
-    assert!(killed, "the reindex finished before it could be killed");
     // The half-built table is there until the next start drops it; searches see the old one.
     assert_eq!(tables(), 2);
     let (code, after) = run(d, &["search", "capital rule number 12", "-k", "3"]);
