@@ -132,6 +132,8 @@ pub struct Completion {
 #[derive(Clone)]
 pub struct ChatModel {
     client: Client<OpenAIConfig>,
+    /// The key the client sends (`""` for none), to hide it in servers' error messages.
+    key: String,
     settings: LlmSettings,
     redactor: Option<crate::redact::Redactor>,
 }
@@ -151,9 +153,10 @@ impl ChatModel {
     pub fn new(settings: LlmSettings, api_key: String) -> Self {
         let config = OpenAIConfig::new()
             .with_api_base(settings.base_url.trim_end_matches('/'))
-            .with_api_key(api_key);
+            .with_api_key(api_key.clone());
         Self {
             client: Client::with_config(config),
+            key: api_key,
             settings,
             redactor: None,
         }
@@ -181,7 +184,7 @@ impl ChatModel {
         let url = self.settings.base_url.clone();
         let remote = |message: String| LlmError::Remote {
             url: url.clone(),
-            message,
+            message: crate::secrets::scrub(&message, &self.key),
         };
         // With redaction, personal data is replaced in what is sent and restored in the reply.
         let mut session = self.redactor.as_ref().map(crate::redact::Redactor::session);

@@ -62,6 +62,15 @@ pub fn may_send_key(base_url: &str) -> bool {
     }
 }
 
+/// `text` (a server's error message) with every occurrence of `key` replaced: a server that
+/// echoes the request's headers must not put the key on the screen or in a log.
+pub fn scrub(text: &str, key: &str) -> String {
+    if key.len() < 4 {
+        return text.to_owned();
+    }
+    text.replace(key, "[API key hidden]")
+}
+
 /// The key stored under `name` for a client to use: `None` when none is stored, and also when
 /// the machine has no keychain at all (keys are never kept anywhere else, so none can exist);
 /// any other keychain failure (locked, refused) is an error, never taken for "no key".
@@ -261,6 +270,15 @@ pub fn masked(value: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_key_echoed_by_a_server_is_hidden() {
+        let said = "401: invalid key 'sk-live-abcdef123456' (Bearer sk-live-abcdef123456)";
+        let shown = scrub(said, "sk-live-abcdef123456");
+        assert!(!shown.contains("abcdef"), "{shown}");
+        assert!(shown.starts_with("401: invalid key '[API key hidden]'"));
+        assert_eq!(scrub("no key here", ""), "no key here");
+    }
 
     #[test]
     fn a_key_travels_over_https_or_to_this_machine_only() {

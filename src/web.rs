@@ -92,7 +92,9 @@ pub async fn search(
     if !settings.enabled {
         return Err(WebError::Disabled.into());
     }
-    let key = crate::secrets::get(crate::secrets::WEB_SEARCH_KEY)?.ok_or(WebError::NoKey)?;
+    let stored = crate::secrets::get(crate::secrets::WEB_SEARCH_KEY)?.ok_or(WebError::NoKey)?;
+    // Over https, or plain http to this machine only (the same rule as the model's key).
+    let key = crate::secrets::key_for(&settings.base_url, Some(stored))?;
     let mut session = redactor.map(crate::redact::Redactor::session);
     let query = match session.as_mut() {
         Some(s) => s.redact(query),

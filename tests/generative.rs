@@ -601,3 +601,57 @@ async fn the_model_key_goes_only_over_https_or_to_this_machine_and_never_from_th
     assert!(!heads.is_empty());
     assert!(!heads.contains("sk-from-the-environment"), "{heads}");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_server_that_echoes_the_key_in_its_error_does_not_show_it() {
+    // A server that refuses the request and quotes its Authorization header back.
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}/v1", listener.local_addr().unwrap());
+    tokio::spawn(async move {
+        while let Ok((mut sock, _)) = listener.accept().await {
+            let Some((head, _)) = crate::common::read_request(&mut sock).await else {
+                continue;
+            };
+            let auth = head
+                .lines()
+                .find(|l| l.to_ascii_lowercase().starts_with("authorization:"))
+                .unwrap_or("")
+                .to_owned();
+            let body = json!({"error": {"message": format!("invalid credentials: {auth}"),
+                                         "type": "invalid_request_error", "code": "invalid_api_key"}})
+            .to_string();
+            let reply = format!(
+                "HTTP/1.1 401 Unauthorized\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
+                body.len()
+            );
+            let _ = sock.write_all(reply.as_bytes()).await;
+            let _ = sock.shutdown().await;
+        }
+    });
+    let key = "sk-test-echoed-9876543210";
+    let model = policypal::llm::ChatModel::new(
+        LlmSettings {
+            base_url: url.clone(),
+            timeout_secs: 10,
+            ..LlmSettings::default()
+        },
+        key.to_owned(),
+    );
+    let err = model
+        .complete(
+            "m",
+            &[policypal::llm::Message::User("hello".into())],
+            &|_| {},
+        )
+        .await
+        .unwrap_err();
+    let shown = err.to_string();
+    assert!(shown.contains("invalid credentials"), "{shown}");
+    assert!(!shown.contains(key), "{shown}");
+    let embedder = policypal::embed::openai::OpenAiEmbedder::new(&url, "m", 16, key.to_owned());
+    let err = policypal::embed::Embedder::embed(&embedder, &["hello".to_owned()])
+        .await
+        .unwrap_err();
+    assert!(err.to_string().contains("invalid credentials"), "{err}");
+    assert!(!err.to_string().contains(key), "{err}");
+}

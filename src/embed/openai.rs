@@ -23,6 +23,8 @@ const TIMEOUT: Duration = Duration::from_secs(60);
 #[derive(Clone)]
 pub struct OpenAiEmbedder {
     client: Client<OpenAIConfig>,
+    /// The key the client sends (`""` for none), to hide it in servers' error messages.
+    key: String,
     base_url: String,
     model: String,
     dimension: usize,
@@ -45,9 +47,10 @@ impl OpenAiEmbedder {
     pub fn new(base_url: &str, model: &str, dimension: usize, api_key: String) -> Self {
         let config = OpenAIConfig::new()
             .with_api_base(base_url.trim_end_matches('/'))
-            .with_api_key(api_key);
+            .with_api_key(api_key.clone());
         Self {
             client: Client::with_config(config),
+            key: api_key,
             base_url: base_url.to_owned(),
             model: model.to_owned(),
             dimension,
@@ -69,7 +72,10 @@ impl OpenAiEmbedder {
                     TIMEOUT.as_secs()
                 ))
             })?
-            .map_err(|e| EmbedError::Remote(format!("{}: {e}", self.base_url)))?;
+            .map_err(|e| {
+                let said = crate::secrets::scrub(&e.to_string(), &self.key);
+                EmbedError::Remote(format!("{}: {said}", self.base_url))
+            })?;
         if response.data.len() != texts.len() {
             return Err(EmbedError::BadResponse(format!(
                 "{} vectors for {} texts",
