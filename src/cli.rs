@@ -489,7 +489,7 @@ fn report_error(e: &Error, json: bool) {
     if json {
         println!("{}", json!({ "error": error_json(e) }));
     } else {
-        eprintln!("error: {e}");
+        say(&format!("error: {e}"));
     }
 }
 
@@ -707,7 +707,7 @@ async fn run_ingest(
             }
             Err(e) => {
                 if !json {
-                    eprintln!("error: {}: {e}", path.display());
+                    say(&format!("error: {}: {e}", path.display()));
                 }
                 results.push(json!({"file": path, "ok": false, "error": error_json(&e)}));
                 // The exit code reports the most serious failure: internal > environment > input.
@@ -1055,7 +1055,7 @@ impl ProgressReporter {
             let mut last = self.last.lock().unwrap_or_else(|e| e.into_inner());
             if *last != Some((p.stage, p.done)) {
                 *last = Some((p.stage, p.done));
-                eprintln!("{}", json!({ "progress": p }));
+                say(&json!({ "progress": p }).to_string());
             }
         }
         Flow::Continue
@@ -1098,6 +1098,12 @@ async fn run_ask(
     print_turn(&turn, json)
 }
 
+/// Writes a line to standard error, ignoring a closed or broken stream: a caller that stopped
+/// reading our progress (a closed pipe) must not end the work (`eprintln!` panics then).
+fn say(line: &str) {
+    let _ = writeln!(std::io::stderr(), "{line}");
+}
+
 /// Ctrl-C cancels the running work the way the desktop's stop button does: the first press sets
 /// the work's cancel flag (it stops at its next check and cleans up after itself, as a cancelled
 /// ingestion or run does in the app); a second press quits at once (exit code 130).
@@ -1108,7 +1114,7 @@ impl CancelOnCtrlC {
         Self(tokio::spawn(async move {
             if tokio::signal::ctrl_c().await.is_ok() {
                 flag.store(true, Ordering::SeqCst);
-                eprintln!("cancelling… (Ctrl-C again quits at once)");
+                say("cancelling… (Ctrl-C again quits at once)");
                 if tokio::signal::ctrl_c().await.is_ok() {
                     std::process::exit(130);
                 }
@@ -1309,7 +1315,7 @@ async fn run_chat(
         };
         let emit = |e: &Event| {
             if let Event::Status { message } = e {
-                eprintln!("  … {message}");
+                say(&format!("  … {message}"));
             }
         };
         match agent.ask(profile, req, &emit).await {
@@ -1342,7 +1348,7 @@ async fn run_eval(
         })
         .collect::<Result<_, _>>()?;
     let profile = lib.ensure_profile("eval").await?;
-    eprintln!("ingesting the corpus in {}", corpus.display());
+    say(&format!("ingesting the corpus in {}", corpus.display()));
     let by_name = crate::eval::ingest_corpus(lib, &profile, corpus).await?;
     // Every item is answered afresh: the evaluation measures the engine, not the cache.
     let agent = Agent::new(lib).without_cache();
@@ -1350,7 +1356,13 @@ async fn run_eval(
     let mut signal_lines = Vec::new();
     for (i, item) in items.iter().enumerate() {
         let v = crate::eval::run_item(&agent, &profile, item, &by_name, Mode::Extractive).await;
-        eprintln!("[{}/{}] {} → {}", i + 1, items.len(), item.id, v["status"]);
+        say(&format!(
+            "[{}/{}] {} → {}",
+            i + 1,
+            items.len(),
+            item.id,
+            v["status"]
+        ));
         lines.push(v.to_string());
         if signals.is_some()
             && let Some(s) = crate::eval::signals_line(&agent, &profile, item, &by_name).await?
@@ -1368,6 +1380,6 @@ async fn run_eval(
             source,
         })?;
     }
-    eprintln!("wrote {}", out.display());
+    say(&format!("wrote {}", out.display()));
     Ok(())
 }

@@ -376,6 +376,25 @@ fn a_killed_reindex_leaves_the_old_index_searchable() {
 }
 
 #[test]
+fn an_ingestion_whose_progress_reader_went_away_still_finishes() {
+    // A script that starts `ingest --json` and stops reading its progress (a closed pipe).
+    let tmp = tempfile::tempdir().unwrap();
+    let d = tmp.path();
+    let file = write(d, "p.pdf", &make_pdf(&prose_pages(12, "conduct")));
+    let mut child = pp(d)
+        .args(["--json", "ingest", file.to_str().unwrap()])
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(child.stderr.take());
+    let status = child.wait().unwrap();
+    assert!(status.success(), "{status:?}");
+    let (_, v) = run(d, &["docs", "list"]);
+    assert_eq!(v[0]["status"], "ready", "{v}");
+}
+
+#[test]
 fn an_audit_in_the_terminal_ends_with_its_verdict_and_severity_badges() {
     let tmp = tempfile::tempdir().unwrap();
     let d = tmp.path();
