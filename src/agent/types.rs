@@ -145,6 +145,15 @@ pub struct Confidence {
     /// Specific terms of the question (acronyms, codes) that no retrieved passage contains.
     #[serde(default)]
     pub missing: Vec<String>,
+    /// Share of the answer's claims (sentences) that its verified quotes support: below 1 when
+    /// sentences of a model's answer were left out as not found in the documents; 1 where the
+    /// answer is made of quotes.
+    #[serde(default = "fully_grounded")]
+    pub grounding: f32,
+}
+
+fn fully_grounded() -> f32 {
+    1.0
 }
 
 impl Confidence {
@@ -164,6 +173,7 @@ impl Confidence {
             coverage,
             verification,
             missing,
+            grounding: 1.0,
         }
     }
 }

@@ -109,6 +109,7 @@ export const Confidence = z.object({
   coverage: z.number(),
   verification: z.number(),
   missing: z.array(z.string()).default([]),
+  grounding: z.number().default(1),
 });
 export type Confidence = z.infer<typeof Confidence>;
 

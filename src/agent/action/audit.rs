@@ -231,6 +231,7 @@ impl Agent<'_> {
                 coverage: 1.0,
                 verification,
                 missing: Vec::new(),
+                grounding: 1.0,
             }),
             citations,
             options: Vec::new(),

@@ -9,7 +9,7 @@ use crate::agent::evidence::*;
 use crate::agent::graph::{Node, Transition};
 use crate::agent::model::redactor_of;
 use crate::agent::resolve;
-use crate::agent::rules::{extractive, text, value};
+use crate::agent::rules::{extractive, grounding, text, value};
 use crate::agent::types::*;
 use crate::agent::{Agent, Emit};
 use crate::index::Scope;
@@ -110,6 +110,7 @@ impl Agent<'_> {
         let mut rank_only: HashSet<String> = HashSet::new();
         let mut proposed = 0usize;
         let mut usage = None;
+        let mut grounded = 1.0;
         let model = match state.mode {
             Mode::Generative => self.chat_model(profile)?,
             Mode::Extractive => None,
@@ -136,8 +137,18 @@ impl Agent<'_> {
                 }
                 if g.no_answer {
                     citations.clear();
+                    g.text
+                } else {
+                    // Only what the verified quotes support is shown (see `rules::grounding`).
+                    let quotes: Vec<&str> = citations.iter().map(|c| c.quote.as_str()).collect();
+                    let g = grounding::ground(&g.text, &quotes);
+                    grounded = g.share();
+                    if g.claims > 0 && g.unsupported.len() == g.claims {
+                        // Nothing the model wrote is in the documents: no answer to show.
+                        citations.clear();
+                    }
+                    left_out(&g)
                 }
-                g.text
             }
             _ => {
                 for p in extractive::pick_answer(&terms, &state.evidence, 3) {
@@ -217,12 +228,9 @@ impl Agent<'_> {
         if state.web && state.web_citations.is_none() {
             state.web_citations = Some(self.web_citations(profile, state, &terms).await?);
         }
-        state.answer = Some(answered(
-            body,
-            citations,
-            Confidence::unjudged(retrieval, coverage, verification, missing),
-            usage,
-        ));
+        let mut confidence = Confidence::unjudged(retrieval, coverage, verification, missing);
+        confidence.grounding = grounded;
+        state.answer = Some(answered(body, citations, confidence, usage));
         Ok(Transition::Next(Node::CheckConfidence))
     }
 
@@ -455,10 +463,26 @@ impl Agent<'_> {
                 coverage: 1.0,
                 verification: 1.0,
                 missing: Vec::new(),
+                grounding: 1.0,
             }),
             options: Vec::new(),
             usage: None,
             audit: None,
         }))
+    }
+}
+
+/// A grounded answer as shown: its supported sentences, then a visible note of how many were
+/// left out.
+fn left_out(g: &grounding::Grounded) -> String {
+    match g.unsupported.len() {
+        0 => g.text.clone(),
+        n => format!(
+            "{}\n\n_{n} sentence{} of the model's answer left out: not found in your documents._",
+            g.text,
+            if n == 1 { "" } else { "s" }
+        )
+        .trim_start()
+        .to_owned(),
     }
 }

@@ -105,6 +105,7 @@ impl Agent<'_> {
             coverage: 1.0,
             verification,
             missing: Vec::new(),
+            grounding: 1.0,
         };
         state.answer = Some(answered(
             body.trim_end().to_owned(),

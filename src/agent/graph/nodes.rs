@@ -30,6 +30,10 @@ const WEIGHT_VERIFICATION: f32 = 0.15;
 /// capped at this fraction of the medium threshold (a refusal): trades answering questions that
 /// name something under another word for never answering about a thing the library lacks.
 const MISSING_TERM_CAP: f32 = 0.5;
+/// Share of the score lost when none of a model's sentences were supported (in proportion to
+/// the share left out): the answer shown holds only supported sentences, but a model that
+/// wrote unsupported ones is trusted less for the rest. Higher refuses more such answers.
+const UNGROUNDED_PENALTY: f32 = 0.5;
 
 impl Agent<'_> {
     pub(in crate::agent) async fn contextualize(
@@ -321,6 +325,7 @@ impl Agent<'_> {
                 + WEIGHT_RETRIEVAL * c.retrieval.clamp(0.0, 1.0)
                 + WEIGHT_VERIFICATION * c.verification
         };
+        c.score *= 1.0 - UNGROUNDED_PENALTY * (1.0 - c.grounding.clamp(0.0, 1.0));
         if !c.missing.is_empty() {
             // The library never mentions a specific term of the question: no evidence.
             c.score = c.score.min(self.confidence.medium * MISSING_TERM_CAP);
@@ -349,6 +354,12 @@ impl Agent<'_> {
                 c.coverage * 100.0
             ),
         };
+        if c.grounding < 1.0 {
+            c.reason.push_str(&format!(
+                "; {:.0}% of the model's sentences were not found in your documents and were left out",
+                (1.0 - c.grounding) * 100.0
+            ));
+        }
         if c.level == Level::Low && has_web && !state.continue_anyway {
             // The web section answers instead; the library part says plainly it has nothing.
             answer.text = "The library does not support an answer to this question.".into();

@@ -1,5 +1,6 @@
 //! The agent's pure heuristics: text utilities, extractive sentence choice, summaries,
-//! comparison facts, the values a question asks for and the audit rule engine.
+//! comparison facts, the values a question asks for, the grounding of what a model wrote and
+//! the audit rule engine.
 //!
 //! Owns: every word list (one copy each, in [`lexicon`]) and every regular expression of the
 //! agent, built through [`regex`] so that a pattern that does not compile is reported (and a
@@ -9,6 +10,7 @@
 pub mod audit;
 pub mod compare;
 pub mod extractive;
+pub mod grounding;
 pub mod lexicon;
 pub mod summary;
 pub mod text;
