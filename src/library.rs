@@ -35,6 +35,8 @@ const META_EMBED_MODEL: &str = "embed_model";
 const META_INDEX_TABLE: &str = "index_table";
 /// The lock a reindex holds ([`crate::liveness`]).
 const REINDEX_LOCK: &str = "reindex";
+/// Name ending of a stored PDF's copy while it is being written (`<document id>.pdf.partial`).
+const PARTIAL_SUFFIX: &str = ".pdf.partial";
 /// Chunks embedded per call of the embedder (progress is reported after each).
 const EMBED_BATCH: usize = 64;
 /// Longest title accepted.
@@ -392,6 +394,53 @@ impl Library {
                 continue;
             };
             self.mark_interrupted(&profile_id, &doc_id).await?;
+        }
+        self.remove_partial_copies().await?;
+        IngestLock::sweep(&self.dir).map_err(|source| Error::File {
+            path: self.dir.root().join("locks"),
+            source,
+        })?;
+        Ok(())
+    }
+
+    /// Removes the `.partial` copies of stored PDFs that a killed ingestion left (a copy is
+    /// written whole under that name, then renamed into place). A copy whose ingestion runs in
+    /// a live process is kept: its row is still `processing` (dead ones were failed above, and
+    /// a row is written before its copy).
+    async fn remove_partial_copies(&self) -> Result<(), Error> {
+        let io = |path: &Path| {
+            let path = path.to_path_buf();
+            move |source| Error::File { path, source }
+        };
+        let files = self.dir.files_dir();
+        let mut profiles = tokio::fs::read_dir(&files).await.map_err(io(&files))?;
+        while let Some(profile) = profiles.next_entry().await.map_err(io(&files))? {
+            let dir = profile.path();
+            if !dir.is_dir() {
+                continue;
+            }
+            let profile_id = profile.file_name().to_string_lossy().into_owned();
+            let mut entries = tokio::fs::read_dir(&dir).await.map_err(io(&dir))?;
+            while let Some(entry) = entries.next_entry().await.map_err(io(&dir))? {
+                let name = entry.file_name().to_string_lossy().into_owned();
+                let Some(doc_id) = name.strip_suffix(PARTIAL_SUFFIX) else {
+                    continue;
+                };
+                let live = match self.store.document(&profile_id, doc_id).await {
+                    Ok(d) => d.status == DocStatus::Processing,
+                    Err(StoreError::DocumentNotFound(_)) => false,
+                    Err(e) => return Err(e.into()),
+                };
+                if !live {
+                    tracing::warn!(file = %entry.path().display(), "removing a partial copy");
+                    let path = entry.path();
+                    match tokio::fs::remove_file(&path).await {
+                        Ok(()) => {}
+                        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+                        Err(source) => return Err(Error::File { path, source }),
+                    }
+                }
+            }
         }
         Ok(())
     }
@@ -1140,7 +1189,7 @@ async fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), Error> {
     if let Some(parent) = path.parent() {
         tokio::fs::create_dir_all(parent).await.map_err(err)?;
     }
-    let tmp = path.with_extension("pdf.partial");
+    let tmp = path.with_extension(&PARTIAL_SUFFIX[1..]);
     tokio::fs::write(&tmp, bytes).await.map_err(err)?;
     tokio::fs::rename(&tmp, path).await.map_err(err)
 }

@@ -38,20 +38,66 @@ impl IngestLock {
         let locks = dir.root().join("locks");
         std::fs::create_dir_all(&locks)?;
         let path = locks.join(format!("{name}.lock"));
-        let file = OpenOptions::new()
-            .create(true)
-            .truncate(false)
-            .write(true)
-            .open(&path)?;
-        match file.try_lock() {
-            Ok(()) => Ok(Some(Self {
-                path,
-                file: Some(file),
-            })),
-            Err(TryLockError::WouldBlock) => Ok(None),
-            Err(TryLockError::Error(e)) => Err(e),
+        loop {
+            let file = OpenOptions::new()
+                .create(true)
+                .truncate(false)
+                .write(true)
+                .open(&path)?;
+            match file.try_lock() {
+                Ok(()) => {}
+                Err(TryLockError::WouldBlock) => return Ok(None),
+                Err(TryLockError::Error(e)) => return Err(e),
+            }
+            // The holder before us removes the file before it lets go: a lock taken on a file
+            // that is no longer at `path` guards nothing, so open the path again.
+            if still_at(&file, &path)? {
+                return Ok(Some(Self {
+                    path,
+                    file: Some(file),
+                }));
+            }
         }
     }
+
+    /// Removes the lock files that no live process holds (left by processes that were killed
+    /// before they could remove them); returns how many.
+    pub fn sweep(dir: &DataDir) -> std::io::Result<usize> {
+        let locks = dir.root().join("locks");
+        let entries = match std::fs::read_dir(&locks) {
+            Ok(e) => e,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(0),
+            Err(e) => return Err(e),
+        };
+        let mut removed = 0;
+        for entry in entries {
+            let name = entry?.file_name().to_string_lossy().into_owned();
+            if let Some(stem) = name.strip_suffix(".lock")
+                && Self::try_acquire_named(dir, stem)?.is_some()
+            {
+                removed += 1;
+            }
+        }
+        Ok(removed)
+    }
+}
+
+/// True when `path` still names the open `file`.
+#[cfg(unix)]
+fn still_at(file: &File, path: &std::path::Path) -> std::io::Result<bool> {
+    use std::os::unix::fs::MetadataExt;
+    let open = file.metadata()?;
+    match std::fs::metadata(path) {
+        Ok(now) => Ok(now.dev() == open.dev() && now.ino() == open.ino()),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(false),
+        Err(e) => Err(e),
+    }
+}
+
+/// Elsewhere an open file cannot be removed, so the path always names it.
+#[cfg(not(unix))]
+fn still_at(_file: &File, _path: &std::path::Path) -> std::io::Result<bool> {
+    Ok(true)
 }
 
 impl Drop for IngestLock {
@@ -78,6 +124,45 @@ mod tests {
         assert!(IngestLock::try_acquire(&dir, "p2", "abc")?.is_some());
         drop(first);
         assert!(IngestLock::try_acquire(&dir, "p1", "abc")?.is_some());
+        Ok(())
+    }
+
+    #[test]
+    fn a_lock_file_whose_path_was_removed_is_not_taken() -> std::io::Result<()> {
+        // The race a holder's release opens: another process opened the file, the holder
+        // removed it and let go, the other process then locks the removed file.
+        let tmp = tempfile::tempdir()?;
+        let dir = DataDir::at(tmp.path());
+        let held = IngestLock::try_acquire(&dir, "p1", "abc")?;
+        let path = tmp.path().join("locks").join("p1-abc.lock");
+        let stale = File::open(&path)?;
+        drop(held);
+        assert!(!still_at(&stale, &path)?);
+        let again = IngestLock::try_acquire(&dir, "p1", "abc")?;
+        assert!(again.is_some());
+        assert!(still_at(
+            again
+                .as_ref()
+                .and_then(|l| l.file.as_ref())
+                .ok_or_else(|| std::io::Error::other("no file"))?,
+            &path
+        )?);
+        Ok(())
+    }
+
+    #[test]
+    fn stale_lock_files_are_swept_and_held_ones_kept() -> std::io::Result<()> {
+        let tmp = tempfile::tempdir()?;
+        let dir = DataDir::at(tmp.path());
+        let locks = tmp.path().join("locks");
+        std::fs::create_dir_all(&locks)?;
+        // A killed process leaves its file behind, unlocked.
+        std::fs::write(locks.join("p1-dead.lock"), b"")?;
+        let live = IngestLock::try_acquire(&dir, "p1", "live")?;
+        assert!(live.is_some());
+        assert_eq!(IngestLock::sweep(&dir)?, 1);
+        assert!(!locks.join("p1-dead.lock").exists());
+        assert!(locks.join("p1-live.lock").exists());
         Ok(())
     }
 }

@@ -17,7 +17,7 @@ use sqlx::{FromRow, SqlitePool};
 mod cache;
 mod history;
 pub use cache::{CacheEntry, NewCacheEntry};
-pub use history::{CheckpointRow, Conversation, MessageRow, NewMessage};
+pub use history::{CheckpointRow, Conversation, MessageRow, NewCheckpoint, NewMessage};
 
 /// Errors of the SQLite store.
 #[derive(Debug, thiserror::Error)]

@@ -645,6 +645,16 @@ async fn a_run_cut_short_resumes_from_its_last_checkpoint() {
     // The user's message is kept; asking again with the same id finishes the run.
     let t = t.reopen().await;
     let agent = Agent::new(&t.lib);
+    // The thread says so, which is what the desktop's Resume button follows.
+    let threads = t
+        .lib
+        .store()
+        .conversations(&p.id, false, None, 10)
+        .await
+        .unwrap();
+    let view = agent.thread(&p, &threads[0].id).await.unwrap();
+    assert!(view.unfinished);
+    assert_eq!(view.messages.len(), 1);
     let turn = ask_ok(
         &agent,
         &p,
@@ -669,6 +679,7 @@ async fn a_run_cut_short_resumes_from_its_last_checkpoint() {
             .len(),
         2
     );
+    assert!(!agent.thread(&p, &turn.thread_id).await.unwrap().unfinished);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -9,7 +9,7 @@ use serde_json::Value;
 
 use crate::common::{fixture, make_pdf, model_dir, prose_pages, write};
 
-fn pp(data: &Path) -> Command {
+pub(crate) fn pp(data: &Path) -> Command {
     let mut c = Command::new(env!("CARGO_BIN_EXE_policypal"));
     c.arg("--data-dir")
         .arg(data)
@@ -18,7 +18,7 @@ fn pp(data: &Path) -> Command {
     c
 }
 
-fn run(data: &Path, args: &[&str]) -> (i32, Value) {
+pub(crate) fn run(data: &Path, args: &[&str]) -> (i32, Value) {
     let out: Output = pp(data).args(args).arg("--json").output().unwrap();
     let stdout = String::from_utf8_lossy(&out.stdout);
     let v = serde_json::from_str(&stdout).unwrap_or_else(|e| {
@@ -328,7 +328,7 @@ fn ctrl_c_cancels_an_ingestion_cleanly() {
     );
 }
 
-fn walk(dir: &Path) -> Vec<std::path::PathBuf> {
+pub(crate) fn walk(dir: &Path) -> Vec<std::path::PathBuf> {
     let mut out = Vec::new();
     for e in std::fs::read_dir(dir).into_iter().flatten().flatten() {
         let p = e.path();

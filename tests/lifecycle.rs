@@ -428,3 +428,53 @@ async fn a_delete_cut_short_after_its_row_is_gone_is_finished_by_the_next_start(
     assert!(t.lib.store().pending_deletes().await.unwrap().is_empty());
     assert!(t.lib.documents(&p).await.unwrap().is_empty());
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn partial_copies_left_by_killed_ingestions_are_removed_at_the_next_start() {
+    let t = TestLib::new().await;
+    let p = t.profile("alice").await;
+    let doc = ingest_fixture(&t.lib, &p, "retention-policy.pdf").await;
+    // A live ingestion (its row `processing`, its lock held) is writing its copy.
+    let live = t
+        .lib
+        .store()
+        .insert_document(&NewDocument {
+            profile_id: &p.id,
+            title: "Busy",
+            version: "",
+            doc_type: policypal::store::DocType::Policy,
+            set_id: None,
+            file_name: "busy.pdf",
+            sha256: "abcd",
+            supersedes: None,
+            embed_model: "local:all-MiniLM-L6-v2",
+            lease: Duration::from_secs(120),
+        })
+        .await
+        .unwrap();
+    let dir = policypal::config::DataDir::at(t.dir());
+    let _lock = policypal::liveness::IngestLock::try_acquire(&dir, &p.id, "abcd")
+        .unwrap()
+        .unwrap();
+    let stored = t.lib.data_dir().document_file(&p.id, &doc.id);
+    let folder = stored.parent().unwrap().to_path_buf();
+    let partial = |id: &str| folder.join(format!("{id}.pdf.partial"));
+    // What killed processes left: a copy of a document that finished later, and one whose row
+    // never got further than the copy (a kill before the rename, the row then failed and
+    // replaced).
+    std::fs::write(partial(&doc.id), b"%PDF-1.5 half").unwrap();
+    std::fs::write(partial("0190a0e0-0000-7000-8000-000000000000"), b"%PDF").unwrap();
+    std::fs::write(partial(&live), b"%PDF-1.5 being written").unwrap();
+    let t = t.reopen().await;
+    assert!(!partial(&doc.id).exists());
+    assert!(!partial("0190a0e0-0000-7000-8000-000000000000").exists());
+    assert!(
+        partial(&live).exists(),
+        "the live ingestion's copy was removed"
+    );
+    assert!(stored.is_file(), "the finished document's file was touched");
+    assert_eq!(
+        t.lib.document(&p, &doc.id).await.unwrap().document.status,
+        DocStatus::Ready
+    );
+}

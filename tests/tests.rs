@@ -7,6 +7,7 @@ mod agent;
 mod bad_input;
 mod cli;
 mod common;
+mod crash;
 mod generative;
 mod hostile;
 mod ingest;

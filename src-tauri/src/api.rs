@@ -423,18 +423,19 @@ impl Desk {
         Ok(agent.ask(&p, args.request, emit).await?)
     }
 
-    /// Answers an open question of a thread (clarification, low confidence).
+    /// Answers an open question of a thread (clarification, low confidence) with `choice`, or
+    /// finishes a run that stopped before its end.
     pub async fn resume(
         &self,
         run_key: &str,
         thread_id: &str,
-        choice: &str,
+        choice: Option<&str>,
         emit: &(dyn Fn(&Event) + Send + Sync),
     ) -> IpcResult<TurnResult> {
         let (lib, p) = (self.library().await?, self.profile().await?);
         let agent = Agent::new(&lib);
         let _run = self.track(run_key, agent.cancel_handle());
-        Ok(agent.resume(&p, thread_id, Some(choice), emit).await?)
+        Ok(agent.resume(&p, thread_id, choice, emit).await?)
     }
 
     fn track(&self, key: &str, flag: Arc<AtomicBool>) -> RunTicket<'_> {

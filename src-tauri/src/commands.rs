@@ -206,16 +206,17 @@ pub async fn ask(
     desk.ask(args, &forward(&events)).await
 }
 
-/// Answers a run's open question, streaming agent events over `events`.
+/// Answers a run's open question with `choice`, or (without one) finishes a run that stopped
+/// before its end, streaming agent events over `events`.
 #[tauri::command]
 pub async fn resume(
     desk: State<'_, Desk>,
     run_key: String,
     thread_id: String,
-    choice: String,
+    choice: Option<String>,
     events: Channel<Event>,
 ) -> IpcResult<TurnResult> {
-    desk.resume(&run_key, &thread_id, &choice, &forward(&events))
+    desk.resume(&run_key, &thread_id, choice.as_deref(), &forward(&events))
         .await
 }
 

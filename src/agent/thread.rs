@@ -21,6 +21,9 @@ pub struct ThreadView {
     pub conversation: crate::store::Conversation,
     /// Its messages in order, with their stored structure.
     pub messages: Vec<StoredMessage>,
+    /// The thread's last run stopped before its end (its process died, or it failed) and is
+    /// not running now: `resume` continues it from its last checkpoint.
+    pub unfinished: bool,
 }
 
 /// A stored message, decoded.
@@ -179,6 +182,7 @@ impl Agent<'_> {
         Ok(ThreadView {
             conversation,
             messages,
+            unfinished: self.unfinished(profile, thread_id).await?,
         })
     }
 

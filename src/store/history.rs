@@ -5,7 +5,7 @@
 //! message content or checkpoint state (they are opaque JSON here).
 
 use serde::{Deserialize, Serialize};
-use sqlx::FromRow;
+use sqlx::{FromRow, SqliteConnection};
 
 use super::{Store, StoreError, now};
 
@@ -78,6 +78,21 @@ pub struct NewMessage<'a> {
     pub retrieval: Option<&'a str>,
 }
 
+/// A checkpoint to append.
+#[derive(Debug, Clone, Copy)]
+pub struct NewCheckpoint<'a> {
+    /// Run it belongs to.
+    pub run_id: &'a str,
+    /// The checkpoint it follows.
+    pub parent_id: Option<&'a str>,
+    /// The node to run next.
+    pub node: &'a str,
+    /// Format version of `state`.
+    pub format_version: i64,
+    /// Serialised run state.
+    pub state: &'a str,
+}
+
 /// A checkpoint row.
 #[derive(Debug, Clone, FromRow)]
 pub struct CheckpointRow {
@@ -135,19 +150,33 @@ impl Store {
         id: &str,
         title: &str,
     ) -> Result<Conversation, StoreError> {
-        let ts = now();
-        sqlx::query(
-            "INSERT INTO conversations(id, profile_id, title, created_at, updated_at) VALUES (?, ?, ?, ?, ?) \
-             ON CONFLICT(id) DO NOTHING",
-        )
-        .bind(id)
-        .bind(profile_id)
-        .bind(title)
-        .bind(&ts)
-        .bind(&ts)
-        .execute(&self.pool)
-        .await?;
+        let mut conn = self.pool.acquire().await?;
+        insert_conversation(&mut conn, profile_id, id, title).await?;
+        drop(conn);
         self.conversation(profile_id, id).await
+    }
+
+    /// Starts a turn in one transaction: the conversation (created when new), the user's
+    /// message and the run's first checkpoint. A crash leaves all three or none, never a thread
+    /// whose question has no run to resume. `None` (nothing written) when the message id is
+    /// already in use; otherwise the checkpoint's id.
+    pub async fn begin_turn(
+        &self,
+        profile_id: &str,
+        title: &str,
+        message: &NewMessage<'_>,
+        checkpoint: &NewCheckpoint<'_>,
+    ) -> Result<Option<String>, StoreError> {
+        let mut tx = self.pool.begin().await?;
+        insert_conversation(&mut tx, profile_id, message.conversation_id, title).await?;
+        if !write_message(&mut tx, profile_id, message, false).await? {
+            tx.rollback().await?;
+            return Ok(None);
+        }
+        let id =
+            insert_checkpoint(&mut tx, profile_id, message.conversation_id, checkpoint).await?;
+        tx.commit().await?;
+        Ok(Some(id))
     }
 
     /// One conversation of a profile.
@@ -242,61 +271,27 @@ impl Store {
         profile_id: &str,
         m: &NewMessage<'_>,
     ) -> Result<bool, StoreError> {
-        self.write_message(profile_id, m, false).await
+        let mut tx = self.pool.begin().await?;
+        let fresh = write_message(&mut tx, profile_id, m, false).await?;
+        tx.commit().await?;
+        Ok(fresh)
     }
 
-    /// Stores a message, replacing the one with this id in the same profile and thread (an
-    /// assistant reply that a resumed run completes).
-    pub async fn upsert_message(
+    /// Ends a turn in one transaction: its answer (replacing an earlier one with the same id,
+    /// which a resumed run completes) and the run's final checkpoint; returns the checkpoint's
+    /// id.
+    pub async fn finish_turn(
         &self,
         profile_id: &str,
-        m: &NewMessage<'_>,
-    ) -> Result<bool, StoreError> {
-        self.write_message(profile_id, m, true).await
-    }
-
-    async fn write_message(
-        &self,
-        profile_id: &str,
-        m: &NewMessage<'_>,
-        replace: bool,
-    ) -> Result<bool, StoreError> {
-        let ts = now();
-        let conflict = if replace {
-            "ON CONFLICT(id) DO UPDATE SET content = excluded.content, action = excluded.action, \
-             citations = excluded.citations, confidence = excluded.confidence, audit = excluded.audit, \
-             usage = excluded.usage, retrieval = excluded.retrieval \
-             WHERE messages.profile_id = excluded.profile_id AND messages.conversation_id = excluded.conversation_id"
-        } else {
-            "ON CONFLICT(id) DO NOTHING"
-        };
-        let sql = format!(
-            "INSERT INTO messages(id, profile_id, conversation_id, role, content, action, citations, confidence, audit, usage, retrieval, created_at) \
-             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) {conflict}"
-        );
-        let n = sqlx::query(&sql)
-            .bind(m.id)
-            .bind(profile_id)
-            .bind(m.conversation_id)
-            .bind(m.role)
-            .bind(m.content)
-            .bind(m.action)
-            .bind(m.citations)
-            .bind(m.confidence)
-            .bind(m.audit)
-            .bind(m.usage)
-            .bind(m.retrieval)
-            .bind(&ts)
-            .execute(&self.pool)
-            .await?
-            .rows_affected();
-        sqlx::query("UPDATE conversations SET updated_at = ? WHERE id = ? AND profile_id = ?")
-            .bind(&ts)
-            .bind(m.conversation_id)
-            .bind(profile_id)
-            .execute(&self.pool)
-            .await?;
-        Ok(n > 0)
+        message: &NewMessage<'_>,
+        checkpoint: &NewCheckpoint<'_>,
+    ) -> Result<String, StoreError> {
+        let mut tx = self.pool.begin().await?;
+        write_message(&mut tx, profile_id, message, true).await?;
+        let id =
+            insert_checkpoint(&mut tx, profile_id, message.conversation_id, checkpoint).await?;
+        tx.commit().await?;
+        Ok(id)
     }
 
     /// One message of a profile.
@@ -331,35 +326,15 @@ impl Store {
         .await?)
     }
 
-    /// Appends a checkpoint.
-    #[allow(clippy::too_many_arguments)]
+    /// Appends a checkpoint to a thread.
     pub async fn save_checkpoint(
         &self,
         profile_id: &str,
         conversation_id: &str,
-        run_id: &str,
-        parent_id: Option<&str>,
-        node: &str,
-        format_version: i64,
-        state: &str,
+        c: &NewCheckpoint<'_>,
     ) -> Result<String, StoreError> {
-        let id = uuid::Uuid::now_v7().to_string();
-        sqlx::query(
-            "INSERT INTO checkpoints(id, profile_id, conversation_id, run_id, parent_id, node, format_version, state, created_at) \
-             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-        )
-        .bind(&id)
-        .bind(profile_id)
-        .bind(conversation_id)
-        .bind(run_id)
-        .bind(parent_id)
-        .bind(node)
-        .bind(format_version)
-        .bind(state)
-        .bind(now())
-        .execute(&self.pool)
-        .await?;
-        Ok(id)
+        let mut conn = self.pool.acquire().await?;
+        insert_checkpoint(&mut conn, profile_id, conversation_id, c).await
     }
 
     /// The newest checkpoint of a thread.
@@ -379,9 +354,150 @@ impl Store {
     }
 }
 
+/// Creates a conversation with this id unless it exists.
+async fn insert_conversation(
+    conn: &mut SqliteConnection,
+    profile_id: &str,
+    id: &str,
+    title: &str,
+) -> Result<(), StoreError> {
+    let ts = now();
+    sqlx::query(
+        "INSERT INTO conversations(id, profile_id, title, created_at, updated_at) VALUES (?, ?, ?, ?, ?) \
+         ON CONFLICT(id) DO NOTHING",
+    )
+    .bind(id)
+    .bind(profile_id)
+    .bind(title)
+    .bind(&ts)
+    .bind(&ts)
+    .execute(&mut *conn)
+    .await?;
+    Ok(())
+}
+
+/// Stores a message (replacing one with the same id in the same thread when `replace`) and
+/// marks its thread as active; false when nothing was written.
+async fn write_message(
+    conn: &mut SqliteConnection,
+    profile_id: &str,
+    m: &NewMessage<'_>,
+    replace: bool,
+) -> Result<bool, StoreError> {
+    let ts = now();
+    let conflict = if replace {
+        "ON CONFLICT(id) DO UPDATE SET content = excluded.content, action = excluded.action, \
+         citations = excluded.citations, confidence = excluded.confidence, audit = excluded.audit, \
+         usage = excluded.usage, retrieval = excluded.retrieval \
+         WHERE messages.profile_id = excluded.profile_id AND messages.conversation_id = excluded.conversation_id"
+    } else {
+        "ON CONFLICT(id) DO NOTHING"
+    };
+    let sql = format!(
+        "INSERT INTO messages(id, profile_id, conversation_id, role, content, action, citations, confidence, audit, usage, retrieval, created_at) \
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) {conflict}"
+    );
+    let n = sqlx::query(&sql)
+        .bind(m.id)
+        .bind(profile_id)
+        .bind(m.conversation_id)
+        .bind(m.role)
+        .bind(m.content)
+        .bind(m.action)
+        .bind(m.citations)
+        .bind(m.confidence)
+        .bind(m.audit)
+        .bind(m.usage)
+        .bind(m.retrieval)
+        .bind(&ts)
+        .execute(&mut *conn)
+        .await?
+        .rows_affected();
+    sqlx::query("UPDATE conversations SET updated_at = ? WHERE id = ? AND profile_id = ?")
+        .bind(&ts)
+        .bind(m.conversation_id)
+        .bind(profile_id)
+        .execute(&mut *conn)
+        .await?;
+    Ok(n > 0)
+}
+
+/// Appends a checkpoint; returns its id.
+async fn insert_checkpoint(
+    conn: &mut SqliteConnection,
+    profile_id: &str,
+    conversation_id: &str,
+    c: &NewCheckpoint<'_>,
+) -> Result<String, StoreError> {
+    let id = uuid::Uuid::now_v7().to_string();
+    sqlx::query(
+        "INSERT INTO checkpoints(id, profile_id, conversation_id, run_id, parent_id, node, format_version, state, created_at) \
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+    )
+    .bind(&id)
+    .bind(profile_id)
+    .bind(conversation_id)
+    .bind(c.run_id)
+    .bind(c.parent_id)
+    .bind(c.node)
+    .bind(c.format_version)
+    .bind(c.state)
+    .bind(now())
+    .execute(&mut *conn)
+    .await?;
+    Ok(id)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[tokio::test]
+    async fn a_turn_is_written_whole_or_not_at_all() {
+        let tmp = tempfile::tempdir().unwrap();
+        let store = Store::open(&tmp.path().join("db.sqlite3")).await.unwrap();
+        let p = store.create_profile("alice", "", "").await.unwrap();
+        let message = |id, thread| NewMessage {
+            id,
+            conversation_id: thread,
+            role: "user",
+            content: "What is the notice period?",
+            citations: "[]",
+            ..NewMessage::default()
+        };
+        let checkpoint = NewCheckpoint {
+            run_id: "run",
+            parent_id: None,
+            node: "contextualize",
+            format_version: 1,
+            state: "{}",
+        };
+        let first = store
+            .begin_turn(&p.id, "Notice", &message("m1", "t1"), &checkpoint)
+            .await
+            .unwrap();
+        let latest = store.latest_checkpoint(&p.id, "t1").await.unwrap().unwrap();
+        assert_eq!(Some(latest.id), first);
+        assert_eq!(store.messages(&p.id, "t1").await.unwrap().len(), 1);
+        // The same message id in a new thread: nothing of that turn is written, not even the
+        // thread.
+        let again = store
+            .begin_turn(&p.id, "Other", &message("m1", "t2"), &checkpoint)
+            .await
+            .unwrap();
+        assert_eq!(again, None);
+        assert!(matches!(
+            store.conversation(&p.id, "t2").await,
+            Err(StoreError::ConversationNotFound(_))
+        ));
+        assert!(
+            store
+                .latest_checkpoint(&p.id, "t2")
+                .await
+                .unwrap()
+                .is_none()
+        );
+    }
 
     fn with_preview(p: &str) -> Conversation {
         Conversation {

@@ -8,7 +8,8 @@ The library is prepared with the CLI (the same core), then the window must: list
 grouped by set, take a dropped PDF through the upload dialog into the library as a new version,
 turn "@2024" into a document pill, answer a question typed into the editor with an inline citation marker, open
 the sources panel at that quote, render markup quoted from a PDF as text (no element, no
-script), and list the conversation in the Chats tab. Screenshots land in OUT_DIR.
+script), list the conversation in the Chats tab, and show an answer a crash interrupted with a
+Resume button that finishes it. Screenshots land in OUT_DIR.
 Only the standard library is used.
 """
 
@@ -17,6 +18,7 @@ import json
 import os
 import socket
 import struct
+import sqlite3
 import subprocess
 import sys
 import tempfile
@@ -132,6 +134,16 @@ def main():
         "--version", "2024", "--type", "regulatory", "--set", "Bank Negara")
     cli(data, "ingest", os.path.join(FIXTURES, "hostile-markup.pdf"), "--title", "Email Handling Standard",
         "--type", "policy", "--set", "Acme policies")
+    # An answer a crash interrupted: asked through the CLI, then its answer and the run's final
+    # checkpoint (written together in one transaction) taken out of the database, which is the
+    # state a kill just before that transaction leaves. (Real kills at random moments are
+    # tests/crash.rs.)
+    turn = cli(data, "ask", "What capital conservation buffer must a licensed bank hold?")
+    db = sqlite3.connect(os.path.join(data, "policypal.sqlite3"))
+    with db:
+        db.execute("DELETE FROM messages WHERE id = ?", (turn["message_id"],))
+        db.execute("DELETE FROM checkpoints WHERE conversation_id = ? AND node = 'done'", (turn["thread_id"],))
+    db.close()
 
     env = dict(os.environ, POLICYPAL_DATA_DIR=data, TAURI_WEBVIEW_AUTOMATION="true",
                WEBKIT_DISABLE_DMABUF_RENDERER="1", WEBKIT_DISABLE_COMPOSITING_MODE="1",
@@ -283,6 +295,17 @@ def main():
         # Looked up and clicked in one script, as the list may be rendered again in between.
         s.wait(f"const b = [...{side}.querySelectorAll('li button')].find(b => b.innerText.includes('What minimum total capital')); if (b) b.click(); return !!b", "the first conversation's entry")
         s.wait("const a = document.querySelector('.answer'); return a !== null && a.querySelector('button.cite') !== null && document.querySelector('main h1').innerText.includes('minimum')", "the reopened conversation")
+        # The interrupted answer: shown as interrupted with a Resume button, which finishes the
+        # run from its last checkpoint (not a question without an answer, nor asked again).
+        s.wait(f"const b = [...{side}.querySelectorAll('li button')].find(b => b.innerText.includes('capital conservation buffer')); if (b) b.click(); return !!b", "the interrupted conversation's entry")
+        note = s.wait("const n = document.querySelector('[data-testid=interrupted]'); return n && n.innerText", "the interrupted notice")
+        assert "interrupted" in note and "Resume" in note, note
+        assert s.js("return document.querySelectorAll('.answer').length") == 0
+        s.shot("interrupted")
+        s.js("[...document.querySelectorAll('[data-testid=interrupted] button')].find(b => b.innerText.trim() === 'Resume').click()")
+        resumed = s.wait("const a = document.querySelector('.answer'); return a && a.querySelector('button.cite') && document.querySelector('[data-testid=interrupted]') === null && a.innerText", "the resumed answer", timeout=120)
+        assert "buffer" in resumed, resumed
+        s.shot("resumed")
         # Settings: the profile, the answering mode, the keychain, the data directory.
         s.click('button[aria-label="Settings"]')
         dialog = s.wait("const d = document.querySelector('[role=dialog]'); return d && d.innerText.includes('Save answering mode') && d.innerText", "the settings dialog")

@@ -195,6 +195,8 @@ export type StoredMessage = z.infer<typeof StoredMessage>;
 export const ThreadView = z.object({
   conversation: Conversation,
   messages: z.array(StoredMessage),
+  /** The last run stopped before its end (a crash or an error): resume continues it. */
+  unfinished: z.boolean().default(false),
 });
 export type ThreadView = z.infer<typeof ThreadView>;
 
@@ -307,7 +309,8 @@ export const api = {
     },
     onEvent: (e: AgentEvent) => void,
   ) => call(TurnResult, "ask", { args, events: channel(onEvent) }),
-  resume: (runKey: string, threadId: string, choice: string, onEvent: (e: AgentEvent) => void) =>
+  /** Answers a run's open question with `choice`, or (null) finishes a run that stopped early. */
+  resume: (runKey: string, threadId: string, choice: string | null, onEvent: (e: AgentEvent) => void) =>
     call(TurnResult, "resume", { runKey, threadId, choice, events: channel(onEvent) }),
   cancelRun: (runKey: string) => call(z.boolean(), "run_cancel", { runKey }),
 

@@ -17,8 +17,8 @@ use crate::agent::evidence::*;
 use crate::agent::resolve;
 use crate::agent::types::*;
 use crate::agent::{Agent, Emit};
-use crate::store::NewMessage;
 use crate::store::Profile;
+use crate::store::{NewCheckpoint, NewMessage};
 use serde::Serialize;
 use std::sync::atomic::Ordering;
 use std::sync::{LazyLock, Mutex};
@@ -172,27 +172,6 @@ impl Agent<'_> {
             None => uuid::Uuid::now_v7().to_string(),
         };
         let _guard = ActiveGuard::take(&thread_id)?;
-        store
-            .ensure_conversation(&profile.id, &thread_id, &resolve::thread_title(&text))
-            .await?;
-        let fresh = store
-            .insert_message(
-                &profile.id,
-                &NewMessage {
-                    id: &message_id,
-                    conversation_id: &thread_id,
-                    role: Role::User.as_str(),
-                    content: &text,
-                    citations: "[]",
-                    ..NewMessage::default()
-                },
-            )
-            .await?;
-        if !fresh {
-            return Err(Error::InvalidInput(format!(
-                "message id {message_id:?} is already in use; send a new id"
-            )));
-        }
         let tags = resolve::tags(&text);
         let mut explicit = req.documents.clone();
         for d in tags.documents {
@@ -226,15 +205,65 @@ impl Agent<'_> {
             cached_from: None,
             rewrite_usage: None,
         };
+        // The thread, the question and the run's first checkpoint are written together: a
+        // crash leaves a run to resume or nothing, never a question without a run.
+        let parent = store
+            .begin_turn(
+                &profile.id,
+                &resolve::thread_title(&state.question),
+                &NewMessage {
+                    id: &state.user_message_id,
+                    conversation_id: &thread_id,
+                    role: Role::User.as_str(),
+                    content: &state.question,
+                    citations: "[]",
+                    ..NewMessage::default()
+                },
+                &NewCheckpoint {
+                    run_id: &state.run_id,
+                    parent_id: None,
+                    node: Node::Contextualize.as_str(),
+                    format_version: CHECKPOINT_FORMAT,
+                    state: &json(&state)?,
+                },
+            )
+            .await?
+            .ok_or_else(|| {
+                Error::InvalidInput(format!(
+                    "message id {:?} is already in use; send a new id",
+                    state.user_message_id
+                ))
+            })?;
         emit(&Event::Started {
             thread_id,
             run_id: state.run_id.clone(),
         });
-        let parent = self
-            .checkpoint(&state, Node::Contextualize.as_str(), None)
-            .await?;
         self.run(profile, state, Node::Contextualize, Some(parent), emit)
             .await
+    }
+
+    /// Whether the thread's last run stopped before its end (its process died, or it failed)
+    /// and does not run in this process now: [`Self::resume`] would continue it.
+    pub(in crate::agent) async fn unfinished(
+        &self,
+        profile: &Profile,
+        thread_id: &str,
+    ) -> Result<bool, Error> {
+        if ACTIVE
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .contains(thread_id)
+        {
+            return Ok(false);
+        }
+        let cp = self
+            .lib
+            .store()
+            .latest_checkpoint(&profile.id, thread_id)
+            .await?;
+        Ok(cp.is_some_and(|cp| {
+            cp.format_version == CHECKPOINT_FORMAT && cp.node != DONE && cp.node != INTERRUPTED
+        }))
     }
 
     /// Continues a thread's last run: answers its open question with `choice`, or finishes a run
@@ -357,11 +386,13 @@ impl Agent<'_> {
             .save_checkpoint(
                 &state.profile_id,
                 &state.thread_id,
-                &state.run_id,
-                parent,
-                node,
-                CHECKPOINT_FORMAT,
-                &json(state)?,
+                &NewCheckpoint {
+                    run_id: &state.run_id,
+                    parent_id: parent,
+                    node,
+                    format_version: CHECKPOINT_FORMAT,
+                    state: &json(state)?,
+                },
             )
             .await?)
     }
@@ -390,8 +421,9 @@ impl Agent<'_> {
                 Node::CheckConfidence => self.check_confidence(&mut state),
                 Node::Format => self.format(&mut state),
                 Node::Persist => {
-                    let turn = self.persist(profile, &state).await?;
-                    self.checkpoint(&state, DONE, parent.as_deref()).await?;
+                    let turn = self
+                        .persist(profile, &state, DONE, parent.as_deref())
+                        .await?;
                     if let Some(c) = &turn.answer.confidence {
                         emit(&Event::Confidence {
                             confidence: c.clone(),
@@ -436,8 +468,8 @@ impl Agent<'_> {
                         audit: None,
                     };
                     state.answer = Some(answer);
-                    let turn = self.persist(profile, &state).await?;
-                    self.checkpoint(&state, INTERRUPTED, parent.as_deref())
+                    let turn = self
+                        .persist(profile, &state, INTERRUPTED, parent.as_deref())
                         .await?;
                     emit(&Event::Clarification { interrupt });
                     emit(&Event::Done {

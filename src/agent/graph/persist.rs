@@ -10,7 +10,7 @@ use crate::agent::evidence::*;
 use crate::agent::thread::StoredMessage;
 use crate::agent::types::*;
 use crate::store::Profile;
-use crate::store::{MessageRow, NewMessage};
+use crate::store::{MessageRow, NewCheckpoint, NewMessage};
 use serde::Serialize;
 
 pub(in crate::agent) fn json<T: Serialize>(v: &T) -> Result<String, Error> {
@@ -18,10 +18,15 @@ pub(in crate::agent) fn json<T: Serialize>(v: &T) -> Result<String, Error> {
 }
 
 impl Agent<'_> {
+    /// Stores the run's answer and its final checkpoint (`end`: done, or interrupted with a
+    /// question for the user) in one transaction: a crash leaves the run resumable or finished,
+    /// never answered but resumable, nor finished without its answer.
     pub(in crate::agent) async fn persist(
         &self,
         profile: &Profile,
         state: &RunState,
+        end: &str,
+        parent: Option<&str>,
     ) -> Result<TurnResult, Error> {
         let answer = state
             .answer
@@ -61,7 +66,7 @@ impl Agent<'_> {
         };
         self.lib
             .store()
-            .upsert_message(
+            .finish_turn(
                 &profile.id,
                 &NewMessage {
                     id: &turn.message_id,
@@ -80,6 +85,13 @@ impl Agent<'_> {
                     audit: turn.answer.audit.as_ref().map(json).transpose()?.as_deref(),
                     usage: Some(&json(&stored)?),
                     retrieval: Some(&json(&turn.retrieval)?),
+                },
+                &NewCheckpoint {
+                    run_id: &state.run_id,
+                    parent_id: parent,
+                    node: end,
+                    format_version: CHECKPOINT_FORMAT,
+                    state: &json(state)?,
                 },
             )
             .await?;

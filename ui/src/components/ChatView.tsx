@@ -130,6 +130,15 @@ export function ChatView(props: {
     void finish(api.resume(runKey, threadId, o.id, onEvent), runKey);
   };
 
+  // A run that stopped before its answer (the app or the computer went down, or it failed):
+  // continued from its last checkpoint, not asked again.
+  const resumeUnfinished = () => {
+    if (!threadId) return;
+    const runKey = uid();
+    setLive({ runKey, messageId: null, question: null, replaces: null, status: "Resuming…", text: "", citations: [], confidence: null, result: null, error: null });
+    void finish(api.resume(runKey, threadId, null, onEvent), runKey);
+  };
+
   const stop = () => {
     if (live) void api.cancelRun(live.runKey).catch(toast.error);
   };
@@ -203,6 +212,14 @@ export function ChatView(props: {
               onCite={props.onSources}
               onLink={() => {}}
             />
+          )}
+          {thread.data?.unfinished && !live && (
+            <div className="rounded-xl border border-amber-300 bg-amber-50 px-4 py-3 text-sm text-amber-900" role="status" data-testid="interrupted">
+              This answer was interrupted before it finished.
+              <button className="ml-3 rounded-md bg-amber-600 px-3 py-1 text-xs font-medium text-white hover:bg-amber-700" onClick={resumeUnfinished}>
+                Resume
+              </button>
+            </div>
           )}
           {live?.error && (
             <div className="rounded-xl border border-red-200 bg-red-50 px-4 py-3 text-sm text-red-800" role="alert">
