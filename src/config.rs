@@ -181,6 +181,24 @@ pub struct Settings {
     pub extract_worker: Option<PathBuf>,
 }
 
+impl Settings {
+    /// The endpoint the key `name` goes to under these settings, which a key is bound to when
+    /// stored: the chat model's base URL (OpenAI's when no model is configured yet), the
+    /// OpenAI-compatible embeddings endpoint, the web search endpoint. `None` when nothing
+    /// would use the key (the local embedding model needs none).
+    pub fn key_endpoint(&self, name: &str) -> Option<String> {
+        match name {
+            crate::secrets::LLM_KEY => Some(self.llm.clone().unwrap_or_default().base_url),
+            crate::secrets::EMBEDDINGS_KEY => match &self.embedder {
+                EmbedderSettings::OpenAi { base_url, .. } => Some(base_url.clone()),
+                EmbedderSettings::Local { .. } => None,
+            },
+            crate::secrets::WEB_SEARCH_KEY => Some(self.web.base_url.clone()),
+            _ => None,
+        }
+    }
+}
+
 /// Search tuning (`"search"` in settings.json).
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 #[serde(default)]

@@ -187,7 +187,9 @@ impl Error {
             Error::Index(_) => ErrorKind::Internal,
             Error::Secret(secrets::SecretError::NoKeychain(_)) => ErrorKind::NoKeychain,
             Error::Secret(
-                secrets::SecretError::UnknownName(_) | secrets::SecretError::InsecureEndpoint(_),
+                secrets::SecretError::UnknownName(_)
+                | secrets::SecretError::InsecureEndpoint(_)
+                | secrets::SecretError::BadEndpoint(_),
             ) => ErrorKind::InvalidInput,
             Error::Secret(_) => ErrorKind::Internal,
             Error::Llm(_) => ErrorKind::Remote,

@@ -17,8 +17,10 @@ pub enum WebError {
         "web search is off: set \"web\": {{\"enabled\": true}} in settings.json (or switch it on in the app's settings)"
     )]
     Disabled,
-    /// No key in the keychain.
-    #[error("web search needs an API key: policypal keys set web-search-api-key")]
+    /// No key in the keychain for the configured service.
+    #[error(
+        "web search needs an API key stored for its service: policypal keys set web-search-api-key"
+    )]
     NoKey,
     /// The service could not be reached (offline, DNS, refused) or failed.
     #[error("web search at {url} failed: {message}")]
@@ -93,8 +95,12 @@ pub async fn search(
         return Err(WebError::Disabled.into());
     }
     let stored = crate::secrets::get(crate::secrets::WEB_SEARCH_KEY)?.ok_or(WebError::NoKey)?;
-    // Over https, or plain http to this machine only (the same rule as the model's key).
+    // Over https, or plain http to this machine only, and only to the service the key was
+    // stored for (the same rules as the model's key).
     let key = crate::secrets::key_for(&settings.base_url, Some(stored))?;
+    if key.is_empty() {
+        return Err(WebError::NoKey.into());
+    }
     let mut session = redactor.map(crate::redact::Redactor::session);
     let query = match session.as_mut() {
         Some(s) => s.redact(query),

@@ -524,9 +524,9 @@ fn network_address() -> Option<std::net::IpAddr> {
 async fn the_model_key_goes_only_over_https_or_to_this_machine_and_never_from_the_environment() {
     use policypal::secrets;
     let key = "sk-test-bound-0123456789";
-    if let Err(e) = secrets::set(secrets::LLM_KEY, key) {
-        let strict = std::env::var("POLICYPAL_TEST_KEYRING").is_ok_and(|v| v == "1");
-        assert!(!strict, "a keychain was provided but failed: {e}");
+    if let Err(e) = secrets::set(secrets::LLM_KEY, "https://api.openai.com/v1", key) {
+        let none = std::env::var("POLICYPAL_NO_KEYCHAIN").is_ok_and(|v| v == "1");
+        assert!(none, "no keychain answered ({e}); see tests/secrets.rs");
         assert!(matches!(e, secrets::SecretError::NoKeychain(_)), "{e:?}");
         return;
     }
@@ -540,6 +540,7 @@ async fn the_model_key_goes_only_over_https_or_to_this_machine_and_never_from_th
     eprintln!("network address standing in for another host: {ip:?}");
     if let Some(ip) = ip {
         let s = server_on(&format!("{ip}:0"), vec![Reply::Text(GOOD)]).await;
+        secrets::set(secrets::LLM_KEY, &s.url, key).unwrap();
         let (t, p) = library(&s.url, 30).await;
         let err = Agent::new(&t.lib)
             .ask(
@@ -556,8 +557,22 @@ async fn the_model_key_goes_only_over_https_or_to_this_machine_and_never_from_th
         );
         assert!(s.heads.lock().unwrap().is_empty(), "a request was sent");
     }
-    // Plain http to this machine: the key is sent.
+    // A key stored for another endpoint (OpenAI's) is not sent to a server on this machine
+    // that the settings now point at.
     let s = server(vec![Reply::Text(GOOD)]).await;
+    secrets::set(secrets::LLM_KEY, "https://api.openai.com/v1", key).unwrap();
+    let (t, p) = library(&s.url, 30).await;
+    ask_ok(
+        &Agent::new(&t.lib),
+        &p,
+        generative("What capital conservation buffer must a bank hold?"),
+    )
+    .await;
+    let head = s.heads.lock().unwrap()[0].to_ascii_lowercase();
+    assert!(!head.contains(key), "{head}");
+    // Plain http to this machine, with the key stored for it: the key is sent.
+    let s = server(vec![Reply::Text(GOOD)]).await;
+    secrets::set(secrets::LLM_KEY, &s.url, key).unwrap();
     let (t, p) = library(&s.url, 30).await;
     ask_ok(
         &Agent::new(&t.lib),

@@ -73,8 +73,19 @@ async fn tavily(status: u16) -> (String, Arc<Mutex<Vec<Seen>>>) {
     (url, seen)
 }
 
-async fn library(web: WebSettings) -> (TestLib, policypal::store::Profile) {
-    secrets::set(secrets::WEB_SEARCH_KEY, KEY).unwrap();
+/// The web-search key is one keychain item bound to one endpoint, and each test has its own
+/// server: a test holds the key (this guard) while it runs.
+static KEY_HOLDER: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
+
+async fn library(
+    web: WebSettings,
+) -> (
+    TestLib,
+    policypal::store::Profile,
+    tokio::sync::MutexGuard<'static, ()>,
+) {
+    let holder = KEY_HOLDER.lock().await;
+    secrets::set(secrets::WEB_SEARCH_KEY, &web.base_url, KEY).unwrap();
     let t = TestLib::with_settings(Settings {
         web,
         ..Settings::default()
@@ -82,7 +93,7 @@ async fn library(web: WebSettings) -> (TestLib, policypal::store::Profile) {
     .await;
     let p = t.profile("alice").await;
     ingest_fixture(&t.lib, &p, "capital-2024.pdf").await;
-    (t, p)
+    (t, p, holder)
 }
 
 fn enabled(url: &str) -> WebSettings {
@@ -104,7 +115,7 @@ fn ask(text: &str, web: bool) -> AskRequest {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn web_results_are_their_own_cited_section_never_document_citations() {
     let (url, seen) = tavily(200).await;
-    let (t, p) = library(enabled(&url)).await;
+    let (t, p, _key) = library(enabled(&url)).await;
     let agent = Agent::new(&t.lib);
     let turn = ask_ok(
         &agent,
@@ -180,7 +191,7 @@ async fn web_results_are_their_own_cited_section_never_document_citations() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_library_says_it_has_nothing_when_only_the_web_answers() {
     let (url, _seen) = tavily(200).await;
-    let (t, p) = library(enabled(&url)).await;
+    let (t, p, _key) = library(enabled(&url)).await;
     let agent = Agent::new(&t.lib);
     // Without the web: a low-confidence refusal that offers the web as an option.
     let turn = ask_ok(
@@ -225,7 +236,7 @@ async fn the_library_says_it_has_nothing_when_only_the_web_answers() {
 
 /// Asks a question with web search in a fresh library using `web`; returns the error.
 async fn web_error(web: WebSettings) -> policypal::Error {
-    let (t, p) = library(web).await;
+    let (t, p, _key) = library(web).await;
     Agent::new(&t.lib)
         .ask(
             &p,
@@ -242,7 +253,7 @@ async fn web_error(web: WebSettings) -> policypal::Error {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn web_search_is_off_by_default_and_failures_are_typed() {
     // Off by default: a clear error the user can act on, and the message is kept.
-    let (t, p) = library(WebSettings::default()).await;
+    let (t, p, key) = library(WebSettings::default()).await;
     let agent = Agent::new(&t.lib);
     let e = agent
         .ask(
@@ -264,6 +275,7 @@ async fn web_search_is_off_by_default_and_failures_are_typed() {
         .await
         .unwrap();
     assert_eq!(threads.len(), 1, "the question is kept");
+    drop(key);
 
     // Offline (nothing listens): a remote error that names the service, never the key.
     let closed = {
@@ -281,9 +293,29 @@ async fn web_search_is_off_by_default_and_failures_are_typed() {
     assert_eq!(e.kind(), ErrorKind::Remote);
     assert!(e.to_string().contains("API key was refused"), "{e}");
 
+    // A key stored for another search service is not sent to this one.
+    let (url, seen) = tavily(200).await;
+    let (t, p, key) = library(enabled(&url)).await;
+    secrets::set(secrets::WEB_SEARCH_KEY, "https://api.tavily.com", KEY).unwrap();
+    let e = Agent::new(&t.lib)
+        .ask(
+            &p,
+            ask(
+                "What capital conservation buffer must a licensed bank hold?",
+                true,
+            ),
+            &|_: &Event| {},
+        )
+        .await
+        .unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::InvalidInput, "{e}");
+    assert!(e.to_string().contains("stored for its service"), "{e}");
+    assert!(seen.lock().unwrap().is_empty(), "the search was sent");
+    drop((t, key));
+
     // Web search answers questions only.
     let (url, seen) = tavily(200).await;
-    let (t, p) = library(enabled(&url)).await;
+    let (t, p, _key) = library(enabled(&url)).await;
     let turn = Agent::new(&t.lib)
         .ask(
             &p,
@@ -300,7 +332,7 @@ async fn web_search_is_off_by_default_and_failures_are_typed() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_web_query_is_redacted_when_the_profile_asks() {
     let (url, seen) = tavily(200).await;
-    let (t, p) = library(enabled(&url)).await;
+    let (t, p, _key) = library(enabled(&url)).await;
     let p = t
         .lib
         .store()

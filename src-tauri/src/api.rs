@@ -584,16 +584,26 @@ impl Desk {
 
     /// A stored key, masked; `None` when there is none.
     pub fn key_status(&self, name: &str) -> IpcResult<Option<String>> {
-        Ok(secrets::get(name)?.map(|k| secrets::masked(&k)))
+        Ok(secrets::get(name)?.map(|k| secrets::masked(&k.key)))
     }
 
-    /// Stores a key in the OS keychain; returns it masked.
+    /// Stores a key in the OS keychain, bound to the endpoint the settings send it to; returns
+    /// it masked.
     pub fn set_key(&self, name: &str, value: &str) -> IpcResult<String> {
         let value = value.trim();
         if value.is_empty() {
             return Err(IpcError::invalid("the key is empty"));
         }
-        secrets::set(name, value)?;
+        let endpoint = self
+            .dir
+            .load_settings()?
+            .key_endpoint(name)
+            .ok_or_else(|| {
+                IpcError::invalid(format!(
+                    "nothing in the settings would use the {name}; configure its endpoint first"
+                ))
+            })?;
+        secrets::set(name, &endpoint, value)?;
         Ok(secrets::masked(value))
     }
 
