@@ -278,12 +278,10 @@ async fn a_crash_mid_ingestion_leaves_no_half_document_and_the_next_start_marks_
     assert_eq!(t.lib.documents(&p).await.unwrap().len(), 2);
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn an_ingestion_in_progress_is_not_claimed_by_a_second_start() {
-    let t = TestLib::new().await; // default lease: 120 s
-    let p = t.profile("alice").await;
-    let id = t
-        .lib
+/// The `processing` row of an ingestion of "busy.pdf" (content hash "abcd"), as a live process
+/// writes it before extracting.
+async fn busy_row(t: &TestLib, p: &policypal::store::Profile) -> String {
+    t.lib
         .store()
         .insert_document(&NewDocument {
             profile_id: &p.id,
@@ -298,7 +296,14 @@ async fn an_ingestion_in_progress_is_not_claimed_by_a_second_start() {
             lease: Duration::from_secs(120),
         })
         .await
-        .unwrap();
+        .unwrap()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_ingestion_in_progress_is_not_claimed_by_a_second_start() {
+    let t = TestLib::new().await; // default lease: 120 s
+    let p = t.profile("alice").await;
+    let id = busy_row(&t, &p).await;
     // A live ingestion holds the file's lock: a second start leaves its row alone.
     let dir = policypal::config::DataDir::at(t.dir());
     let lock = policypal::liveness::IngestLock::try_acquire(&dir, &p.id, "abcd")
@@ -435,23 +440,7 @@ async fn partial_copies_left_by_killed_ingestions_are_removed_at_the_next_start(
     let p = t.profile("alice").await;
     let doc = ingest_fixture(&t.lib, &p, "retention-policy.pdf").await;
     // A live ingestion (its row `processing`, its lock held) is writing its copy.
-    let live = t
-        .lib
-        .store()
-        .insert_document(&NewDocument {
-            profile_id: &p.id,
-            title: "Busy",
-            version: "",
-            doc_type: policypal::store::DocType::Policy,
-            set_id: None,
-            file_name: "busy.pdf",
-            sha256: "abcd",
-            supersedes: None,
-            embed_model: "local:all-MiniLM-L6-v2",
-            lease: Duration::from_secs(120),
-        })
-        .await
-        .unwrap();
+    let live = busy_row(&t, &p).await;
     let dir = policypal::config::DataDir::at(t.dir());
     let _lock = policypal::liveness::IngestLock::try_acquire(&dir, &p.id, "abcd")
         .unwrap()
