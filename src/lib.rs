@@ -111,10 +111,15 @@ pub enum Error {
     #[error("cancelled")]
     Cancelled,
     /// The same file is being added by a live ingestion (this window, another one or the CLI).
-    #[error("\"{file}\" is being added to this profile's library right now; wait for it to finish")]
+    #[error(
+        "\"{file}\" is being added to this profile's library right now{}; wait for it to finish",
+        by.as_ref().map(|b| format!(" (by {b})")).unwrap_or_default()
+    )]
     IngestInProgress {
         /// The file being added.
         file: String,
+        /// Who adds it ("policypal-desktop, process 4242"), when known.
+        by: Option<String>,
     },
     /// Work that one process at a time may do on a library (a reindex) is running, or conflicts
     /// with what was asked.

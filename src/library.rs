@@ -523,16 +523,20 @@ impl Library {
         let Some(_lock) =
             IngestLock::try_acquire(&self.dir, &profile.id, &sha).map_err(lock_error)?
         else {
-            return Err(Error::IngestInProgress { file: file.clone() });
+            return Err(Error::IngestInProgress {
+                file: file.clone(),
+                by: IngestLock::ingestion_holder(&self.dir, &profile.id, &sha),
+            });
         };
         // A reindex running in another process would swap in a table without this document.
         if IngestLock::try_acquire_named(&self.dir, REINDEX_LOCK)
             .map_err(lock_error)?
             .is_none()
         {
-            return Err(Error::LibraryBusy(
-                "the library is being reindexed; add documents when it is done".into(),
-            ));
+            return Err(Error::LibraryBusy(format!(
+                "the library is being reindexed{}; add documents when it is done",
+                by(IngestLock::holder(&self.dir, REINDEX_LOCK))
+            )));
         }
 
         if let Some(existing) = self.store.document_by_hash(&profile.id, &sha).await? {
@@ -994,9 +998,10 @@ impl Library {
                 }
             })?
         else {
-            return Err(Error::LibraryBusy(
-                "another reindex of this library is running; wait for it to finish".into(),
-            ));
+            return Err(Error::LibraryBusy(format!(
+                "another reindex of this library is running{}; wait for it to finish",
+                by(IngestLock::holder(&self.dir, REINDEX_LOCK))
+            )));
         };
         // An ingestion running now would write its chunks to the table being replaced.
         for (profile_id, _, sha) in self.store.processing_documents().await? {
@@ -1005,9 +1010,10 @@ impl Library {
                 .flatten()
                 .is_none()
             {
-                return Err(Error::LibraryBusy(
-                    "a document is being added to the library; reindex when it is done".into(),
-                ));
+                return Err(Error::LibraryBusy(format!(
+                    "a document is being added to the library{}; reindex when it is done",
+                    by(IngestLock::ingestion_holder(&self.dir, &profile_id, &sha))
+                )));
             }
         }
         // A new table, filled while the live one keeps answering searches; swapped in by one
@@ -1197,4 +1203,9 @@ async fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), Error> {
 /// True when `e` means the embedding model is not installed.
 pub fn is_model_missing(e: &Error) -> bool {
     matches!(e, Error::Embed(EmbedError::ModelMissing { .. }))
+}
+
+/// " (by policypal, process 4242)" for a busy message, or nothing when the holder is unknown.
+fn by(holder: Option<String>) -> String {
+    holder.map(|h| format!(" (by {h})")).unwrap_or_default()
 }

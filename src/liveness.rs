@@ -11,6 +11,7 @@
 //! with an ingestion found dead).
 
 use std::fs::{File, OpenOptions, TryLockError};
+use std::io::Write;
 use std::path::PathBuf;
 
 use crate::config::DataDir;
@@ -52,12 +53,31 @@ impl IngestLock {
             // The holder before us removes the file before it lets go: a lock taken on a file
             // that is no longer at `path` guards nothing, so open the path again.
             if still_at(&file, &path)? {
+                // Who holds it, for the "busy" message another process shows.
+                file.set_len(0)?;
+                (&file)
+                    .write_all(format!("{} {}", std::process::id(), program_name()).as_bytes())?;
                 return Ok(Some(Self {
                     path,
                     file: Some(file),
                 }));
             }
         }
+    }
+
+    /// Who holds the lock `name` ("policypal-desktop, process 4242"), as its holder wrote it;
+    /// `None` when nobody does or it cannot be read.
+    pub fn holder(dir: &DataDir, name: &str) -> Option<String> {
+        let text =
+            std::fs::read_to_string(dir.root().join("locks").join(format!("{name}.lock"))).ok()?;
+        let (pid, program) = text.trim().split_once(' ')?;
+        let pid: u32 = pid.parse().ok()?;
+        Some(format!("{program}, process {pid}"))
+    }
+
+    /// [`Self::holder`] of the ingestion of the file with content hash `sha256`.
+    pub fn ingestion_holder(dir: &DataDir, profile_id: &str, sha256: &str) -> Option<String> {
+        Self::holder(dir, &format!("{profile_id}-{sha256}"))
     }
 
     /// Removes the lock files that no live process holds (left by processes that were killed
@@ -80,6 +100,15 @@ impl IngestLock {
         }
         Ok(removed)
     }
+}
+
+/// The name of this program, as a holder names itself.
+fn program_name() -> String {
+    std::env::current_exe()
+        .ok()
+        .and_then(|p| p.file_name().map(|n| n.to_string_lossy().into_owned()))
+        .filter(|n| !n.is_empty() && !n.contains(char::is_whitespace))
+        .unwrap_or_else(|| "policypal".into())
 }
 
 /// True when `path` still names the open `file`.
@@ -161,6 +190,10 @@ mod tests {
         let live = IngestLock::try_acquire(&dir, "p1", "live")?;
         assert!(live.is_some());
         assert_eq!(IngestLock::sweep(&dir)?, 1);
+        // The live one names its holder: this process.
+        let me = format!("process {}", std::process::id());
+        assert!(IngestLock::ingestion_holder(&dir, "p1", "live").is_some_and(|h| h.ends_with(&me)));
+        assert_eq!(IngestLock::ingestion_holder(&dir, "p1", "dead"), None);
         assert!(!locks.join("p1-dead.lock").exists());
         assert!(locks.join("p1-live.lock").exists());
         Ok(())

@@ -294,6 +294,12 @@ fn recovery_never_touches_an_ingestion_that_a_live_process_runs() {
         (2, Some("busy")),
         "{v}"
     );
+    // The message names who is adding it.
+    let message = v[0]["error"]["message"].as_str().unwrap();
+    assert!(
+        message.contains(&format!("(by policypal, process {pid})")),
+        "{message}"
+    );
     signal("-CONT");
     let status = child.wait().unwrap();
     assert!(status.success(), "{status:?}");
