@@ -930,12 +930,7 @@ fn run_keys(dir: &DataDir, cmd: &KeysCmd, json: bool) -> Result<(), Error> {
         KeysCmd::Set { name, endpoint } => {
             let endpoint = match endpoint {
                 Some(e) => e.clone(),
-                None => dir.load_settings()?.key_endpoint(name.id()).ok_or_else(|| {
-                    Error::InvalidInput(format!(
-                        "nothing in settings.json would use the {} (no such endpoint is configured); configure it first, or give --endpoint URL",
-                        name.id()
-                    ))
-                })?,
+                None => dir.load_settings()?.key_endpoint(name.id())?,
             };
             if std::io::stdin().is_terminal() {
                 eprint!("paste the key and press Enter: ");

@@ -29,6 +29,11 @@ pub enum ConfigError {
         /// The underlying error.
         source: std::io::Error,
     },
+    /// A key was to be stored, but nothing in the settings would send it anywhere.
+    #[error(
+        "nothing in settings.json would use the {0} (no endpoint for it is configured); configure it first, or give the endpoint explicitly"
+    )]
+    NoKeyEndpoint(String),
     /// `settings.json` exists but is not valid.
     #[error("settings file {path} is invalid: {source}")]
     Invalid {
@@ -184,10 +189,10 @@ pub struct Settings {
 impl Settings {
     /// The endpoint the key `name` goes to under these settings, which a key is bound to when
     /// stored: the chat model's base URL (OpenAI's when no model is configured yet), the
-    /// OpenAI-compatible embeddings endpoint, the web search endpoint. `None` when nothing
+    /// OpenAI-compatible embeddings endpoint, the web search endpoint. An error when nothing
     /// would use the key (the local embedding model needs none).
-    pub fn key_endpoint(&self, name: &str) -> Option<String> {
-        match name {
+    pub fn key_endpoint(&self, name: &str) -> Result<String, ConfigError> {
+        let endpoint = match name {
             crate::secrets::LLM_KEY => Some(self.llm.clone().unwrap_or_default().base_url),
             crate::secrets::EMBEDDINGS_KEY => match &self.embedder {
                 EmbedderSettings::OpenAi { base_url, .. } => Some(base_url.clone()),
@@ -195,7 +200,8 @@ impl Settings {
             },
             crate::secrets::WEB_SEARCH_KEY => Some(self.web.base_url.clone()),
             _ => None,
-        }
+        };
+        endpoint.ok_or_else(|| ConfigError::NoKeyEndpoint(name.to_owned()))
     }
 }
 

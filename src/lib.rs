@@ -200,7 +200,9 @@ impl Error {
             Error::Llm(_) => ErrorKind::Remote,
             Error::Web(web::WebError::Disabled | web::WebError::NoKey) => ErrorKind::InvalidInput,
             Error::Web(_) => ErrorKind::Remote,
-            Error::Config(config::ConfigError::Invalid { .. }) => ErrorKind::InvalidInput,
+            Error::Config(
+                config::ConfigError::Invalid { .. } | config::ConfigError::NoKeyEndpoint(_),
+            ) => ErrorKind::InvalidInput,
             Error::Config(_) => ErrorKind::Io,
             Error::File { source, .. } if source.kind() == std::io::ErrorKind::NotFound => {
                 ErrorKind::NotFound

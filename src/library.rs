@@ -433,12 +433,7 @@ impl Library {
                 };
                 if !live {
                     tracing::warn!(file = %entry.path().display(), "removing a partial copy");
-                    let path = entry.path();
-                    match tokio::fs::remove_file(&path).await {
-                        Ok(()) => {}
-                        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
-                        Err(source) => return Err(Error::File { path, source }),
-                    }
+                    remove_if_present(entry.path()).await?;
                 }
             }
         }
@@ -826,12 +821,7 @@ impl Library {
             .await?
             .delete_document(profile_id, doc_id)
             .await?;
-        let file = self.dir.document_file(profile_id, doc_id);
-        match tokio::fs::remove_file(&file).await {
-            Ok(()) => {}
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
-            Err(source) => return Err(Error::File { path: file, source }),
-        }
+        remove_if_present(self.dir.document_file(profile_id, doc_id)).await?;
         Ok(self.store.finish_delete(profile_id, doc_id).await?)
     }
 
@@ -1203,6 +1193,15 @@ async fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), Error> {
 /// True when `e` means the embedding model is not installed.
 pub fn is_model_missing(e: &Error) -> bool {
     matches!(e, Error::Embed(EmbedError::ModelMissing { .. }))
+}
+
+/// Removes a file; one that is already gone is fine.
+async fn remove_if_present(path: PathBuf) -> Result<(), Error> {
+    match tokio::fs::remove_file(&path).await {
+        Ok(()) => Ok(()),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
+        Err(source) => Err(Error::File { path, source }),
+    }
 }
 
 /// " (by policypal, process 4242)" for a busy message, or nothing when the holder is unknown.

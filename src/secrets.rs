@@ -3,9 +3,9 @@
 //! Owns: storing, reading and deleting keys by a closed set of names, through the `keyring`
 //! crate: the Secret Service (GNOME Keyring, KWallet) on Linux, the login Keychain on macOS,
 //! the Credential Manager on Windows. Keys that earlier builds stored with `secret-tool` are
-//! moved into the keyring's item when first read. Must not: write a key to a file, a log, a command
-//! line or an error message, or fall back to any other storage when no keychain exists (the
-//! caller gets [`SecretError::NoKeychain`] and tells the user).
+//! moved into the keyring's item when first read. Must not: write a key to a file, a log, a
+//! command line or an error message, or fall back to any other storage when no keychain exists
+//! (the caller gets [`SecretError::NoKeychain`] and tells the user).
 
 use std::time::Duration;
 
@@ -307,6 +307,7 @@ mod legacy {
         items(name, |i| i.delete()).map(drop)
     }
 }
+
 /// A key shown to the user: the last four characters only.
 pub fn masked(value: &str) -> String {
     let tail: String = value

@@ -557,30 +557,26 @@ async fn the_model_key_goes_only_over_https_or_to_this_machine_and_never_from_th
         );
         assert!(s.heads.lock().unwrap().is_empty(), "a request was sent");
     }
+    // The request head a server on this machine receives when the key was stored for
+    // `stored_for` (`None`: for that server).
+    let head_with_key_for = |stored_for: Option<&'static str>| async move {
+        let s = server(vec![Reply::Text(GOOD)]).await;
+        secrets::set(secrets::LLM_KEY, stored_for.unwrap_or(&s.url), key).unwrap();
+        let (t, p) = library(&s.url, 30).await;
+        ask_ok(
+            &Agent::new(&t.lib),
+            &p,
+            generative("What capital conservation buffer must a bank hold?"),
+        )
+        .await;
+        s.heads.lock().unwrap()[0].to_ascii_lowercase()
+    };
     // A key stored for another endpoint (OpenAI's) is not sent to a server on this machine
     // that the settings now point at.
-    let s = server(vec![Reply::Text(GOOD)]).await;
-    secrets::set(secrets::LLM_KEY, "https://api.openai.com/v1", key).unwrap();
-    let (t, p) = library(&s.url, 30).await;
-    ask_ok(
-        &Agent::new(&t.lib),
-        &p,
-        generative("What capital conservation buffer must a bank hold?"),
-    )
-    .await;
-    let head = s.heads.lock().unwrap()[0].to_ascii_lowercase();
+    let head = head_with_key_for(Some("https://api.openai.com/v1")).await;
     assert!(!head.contains(key), "{head}");
     // Plain http to this machine, with the key stored for it: the key is sent.
-    let s = server(vec![Reply::Text(GOOD)]).await;
-    secrets::set(secrets::LLM_KEY, &s.url, key).unwrap();
-    let (t, p) = library(&s.url, 30).await;
-    ask_ok(
-        &Agent::new(&t.lib),
-        &p,
-        generative("What capital conservation buffer must a bank hold?"),
-    )
-    .await;
-    let head = s.heads.lock().unwrap()[0].to_ascii_lowercase();
+    let head = head_with_key_for(None).await;
     assert!(
         head.contains(&format!("authorization: bearer {key}")),
         "{head}"

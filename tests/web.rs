@@ -237,9 +237,14 @@ async fn the_library_says_it_has_nothing_when_only_the_web_answers() {
 /// Asks a question with web search in a fresh library using `web`; returns the error.
 async fn web_error(web: WebSettings) -> policypal::Error {
     let (t, p, _key) = library(web).await;
+    failing_web_ask(&t, &p).await
+}
+
+/// Asks a question with web search that must fail; returns the error.
+async fn failing_web_ask(t: &TestLib, p: &policypal::store::Profile) -> policypal::Error {
     Agent::new(&t.lib)
         .ask(
-            &p,
+            p,
             ask(
                 "What capital conservation buffer must a licensed bank hold?",
                 true,
@@ -254,18 +259,7 @@ async fn web_error(web: WebSettings) -> policypal::Error {
 async fn web_search_is_off_by_default_and_failures_are_typed() {
     // Off by default: a clear error the user can act on, and the message is kept.
     let (t, p, key) = library(WebSettings::default()).await;
-    let agent = Agent::new(&t.lib);
-    let e = agent
-        .ask(
-            &p,
-            ask(
-                "What capital conservation buffer must a licensed bank hold?",
-                true,
-            ),
-            &|_: &Event| {},
-        )
-        .await
-        .unwrap_err();
+    let e = failing_web_ask(&t, &p).await;
     assert_eq!(e.kind(), ErrorKind::InvalidInput);
     assert!(e.to_string().contains("web search is off"), "{e}");
     let threads = t
@@ -297,17 +291,7 @@ async fn web_search_is_off_by_default_and_failures_are_typed() {
     let (url, seen) = tavily(200).await;
     let (t, p, key) = library(enabled(&url)).await;
     secrets::set(secrets::WEB_SEARCH_KEY, "https://api.tavily.com", KEY).unwrap();
-    let e = Agent::new(&t.lib)
-        .ask(
-            &p,
-            ask(
-                "What capital conservation buffer must a licensed bank hold?",
-                true,
-            ),
-            &|_: &Event| {},
-        )
-        .await
-        .unwrap_err();
+    let e = failing_web_ask(&t, &p).await;
     assert_eq!(e.kind(), ErrorKind::InvalidInput, "{e}");
     assert!(e.to_string().contains("stored for its service"), "{e}");
     assert!(seen.lock().unwrap().is_empty(), "the search was sent");

@@ -594,15 +594,7 @@ impl Desk {
         if value.is_empty() {
             return Err(IpcError::invalid("the key is empty"));
         }
-        let endpoint = self
-            .dir
-            .load_settings()?
-            .key_endpoint(name)
-            .ok_or_else(|| {
-                IpcError::invalid(format!(
-                    "nothing in the settings would use the {name}; configure its endpoint first"
-                ))
-            })?;
+        let endpoint = self.dir.load_settings()?.key_endpoint(name)?;
         secrets::set(name, &endpoint, value)?;
         Ok(secrets::masked(value))
     }

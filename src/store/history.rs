@@ -143,19 +143,6 @@ fn plain_preview(mut c: Conversation) -> Conversation {
 }
 
 impl Store {
-    /// Creates a conversation with this id if it does not exist; returns it.
-    pub async fn ensure_conversation(
-        &self,
-        profile_id: &str,
-        id: &str,
-        title: &str,
-    ) -> Result<Conversation, StoreError> {
-        let mut conn = self.pool.acquire().await?;
-        insert_conversation(&mut conn, profile_id, id, title).await?;
-        drop(conn);
-        self.conversation(profile_id, id).await
-    }
-
     /// Starts a turn in one transaction: the conversation (created when new), the user's
     /// message and the run's first checkpoint. A crash leaves all three or none, never a thread
     /// whose question has no run to resume. `None` (nothing written) when the message id is
@@ -263,18 +250,6 @@ impl Store {
             return Err(StoreError::ConversationNotFound(id.to_owned()));
         }
         Ok(())
-    }
-
-    /// Stores a message unless one with this id exists; returns whether it was new.
-    pub async fn insert_message(
-        &self,
-        profile_id: &str,
-        m: &NewMessage<'_>,
-    ) -> Result<bool, StoreError> {
-        let mut tx = self.pool.begin().await?;
-        let fresh = write_message(&mut tx, profile_id, m, false).await?;
-        tx.commit().await?;
-        Ok(fresh)
     }
 
     /// Ends a turn in one transaction: its answer (replacing an earlier one with the same id,

@@ -8,7 +8,7 @@
 mod nodes;
 mod persist;
 
-pub(in crate::agent) use persist::{StoredTurn, json};
+pub(in crate::agent) use persist::{StoredTurn, checkpoint_row, json};
 
 use std::collections::HashSet;
 
@@ -17,8 +17,8 @@ use crate::agent::evidence::*;
 use crate::agent::resolve;
 use crate::agent::types::*;
 use crate::agent::{Agent, Emit};
+use crate::store::NewMessage;
 use crate::store::Profile;
-use crate::store::{NewCheckpoint, NewMessage};
 use serde::Serialize;
 use std::sync::atomic::Ordering;
 use std::sync::{LazyLock, Mutex};
@@ -219,13 +219,7 @@ impl Agent<'_> {
                     citations: "[]",
                     ..NewMessage::default()
                 },
-                &NewCheckpoint {
-                    run_id: &state.run_id,
-                    parent_id: None,
-                    node: Node::Contextualize.as_str(),
-                    format_version: CHECKPOINT_FORMAT,
-                    state: &json(&state)?,
-                },
+                &checkpoint_row(&state, Node::Contextualize.as_str(), None, &json(&state)?),
             )
             .await?
             .ok_or_else(|| {
@@ -386,13 +380,7 @@ impl Agent<'_> {
             .save_checkpoint(
                 &state.profile_id,
                 &state.thread_id,
-                &NewCheckpoint {
-                    run_id: &state.run_id,
-                    parent_id: parent,
-                    node,
-                    format_version: CHECKPOINT_FORMAT,
-                    state: &json(state)?,
-                },
+                &checkpoint_row(state, node, parent, &json(state)?),
             )
             .await?)
     }

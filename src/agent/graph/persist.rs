@@ -17,6 +17,22 @@ pub(in crate::agent) fn json<T: Serialize>(v: &T) -> Result<String, Error> {
     serde_json::to_string(v).map_err(|e| Error::Internal(format!("serialising: {e}")))
 }
 
+/// The checkpoint row of `state` about to run `node` (`state_json` is `state` serialised).
+pub(in crate::agent) fn checkpoint_row<'a>(
+    state: &'a RunState,
+    node: &'a str,
+    parent: Option<&'a str>,
+    state_json: &'a str,
+) -> NewCheckpoint<'a> {
+    NewCheckpoint {
+        run_id: &state.run_id,
+        parent_id: parent,
+        node,
+        format_version: CHECKPOINT_FORMAT,
+        state: state_json,
+    }
+}
+
 impl Agent<'_> {
     /// Stores the run's answer and its final checkpoint (`end`: done, or interrupted with a
     /// question for the user) in one transaction: a crash leaves the run resumable or finished,
@@ -86,13 +102,7 @@ impl Agent<'_> {
                     usage: Some(&json(&stored)?),
                     retrieval: Some(&json(&turn.retrieval)?),
                 },
-                &NewCheckpoint {
-                    run_id: &state.run_id,
-                    parent_id: parent,
-                    node: end,
-                    format_version: CHECKPOINT_FORMAT,
-                    state: &json(state)?,
-                },
+                &checkpoint_row(state, end, parent, &json(state)?),
             )
             .await?;
         self.remember(profile, state, &turn).await?;

@@ -57,6 +57,7 @@ pub fn ground(answer: &str, quotes: &[&str]) -> Grounded {
             continue;
         }
         let mut kept: Vec<String> = Vec::new();
+        let (mut kept_claim, mut dropped) = (false, false);
         for s in sentences(body) {
             let t = claim_terms(&s.text);
             if t.is_empty() {
@@ -65,13 +66,15 @@ pub fn ground(answer: &str, quotes: &[&str]) -> Grounded {
             }
             claims += 1;
             if supported(&t, &support) {
+                kept_claim = true;
                 kept.push(s.text);
             } else {
+                dropped = true;
                 unsupported.push(s.text);
             }
         }
-        // A line left with no claim (a list marker, a lone "Yes.") is dropped with its claims.
-        if kept.iter().any(|k| !claim_terms(k).is_empty()) || kept.len() == sentences(body).len() {
+        // A line whose claims were all dropped goes whole (its marker, a lone lead-in).
+        if kept_claim || !dropped {
             lines.push(format!("{marker}{}", kept.join(" ")));
         }
     }
