@@ -100,6 +100,11 @@ pub enum Command {
         /// extractive answer with the scorer's signals (JSONL; see scripts/fit-scorer.py).
         #[arg(long)]
         signals: Option<PathBuf>,
+        /// Also write, per whole-library inquire item, the ranked hits of `policypal search`
+        /// for its question with their vector and full-text ranks and scores (JSONL
+        /// `{"id", "hits": [{"doc", "page", …}]}`, scored by `obliqa/score.py --hits`).
+        #[arg(long)]
+        hits: Option<PathBuf>,
     },
     /// Re-embed every document with the configured embedding model.
     Reindex,
@@ -573,7 +578,18 @@ async fn run_with_library(lib: &Library, cli: &Cli) -> Result<i32, Error> {
             corpus,
             out,
             signals,
-        } => run_eval(lib, questions, corpus, out, signals.as_deref()).await,
+            hits,
+        } => {
+            run_eval(
+                lib,
+                questions,
+                corpus,
+                out,
+                signals.as_deref(),
+                hits.as_deref(),
+            )
+            .await
+        }
         Command::Reindex => {
             let cancel = Arc::new(AtomicBool::new(false));
             let _ctrl_c = CancelOnCtrlC::new(cancel.clone());
@@ -1354,6 +1370,7 @@ async fn run_eval(
     corpus: &std::path::Path,
     out: &std::path::Path,
     signals: Option<&std::path::Path>,
+    hits: Option<&std::path::Path>,
 ) -> Result<(), Error> {
     let text = std::fs::read_to_string(questions).map_err(|source| Error::File {
         path: questions.to_path_buf(),
@@ -1374,6 +1391,7 @@ async fn run_eval(
     let agent = Agent::new(lib).without_cache();
     let mut lines = Vec::new();
     let mut signal_lines = Vec::new();
+    let mut hit_lines = Vec::new();
     for (i, item) in items.iter().enumerate() {
         let v = crate::eval::run_item(&agent, &profile, item, &by_name, Mode::Extractive).await;
         say(&format!(
@@ -1389,16 +1407,23 @@ async fn run_eval(
         {
             signal_lines.push(s.to_string());
         }
+        if hits.is_some()
+            && let Some(h) = crate::eval::hits_line(lib, &profile, item, &by_name).await?
+        {
+            hit_lines.push(h.to_string());
+        }
     }
     std::fs::write(out, lines.join("\n") + "\n").map_err(|source| Error::File {
         path: out.to_path_buf(),
         source,
     })?;
-    if let Some(path) = signals {
-        std::fs::write(path, signal_lines.join("\n") + "\n").map_err(|source| Error::File {
-            path: path.to_path_buf(),
-            source,
-        })?;
+    for (path, lines) in [(signals, signal_lines), (hits, hit_lines)] {
+        if let Some(path) = path {
+            std::fs::write(path, lines.join("\n") + "\n").map_err(|source| Error::File {
+                path: path.to_path_buf(),
+                source,
+            })?;
+        }
     }
     say(&format!("wrote {}", out.display()));
     Ok(())

@@ -183,6 +183,23 @@ async fn play(
     }
 }
 
+/// The question of a whole-library inquire item (`None` for other items), with the corpus
+/// file name of each document id.
+fn whole_library_question<'a>(
+    item: &'a Item,
+    by_name: &'a HashMap<String, String>,
+) -> Option<(&'a str, HashMap<&'a str, &'a str>)> {
+    let question = item.question.as_deref()?;
+    if item.kind != "inquire" || !item.docs.is_empty() {
+        return None;
+    }
+    let names = by_name
+        .iter()
+        .map(|(n, i)| (i.as_str(), n.as_str()))
+        .collect();
+    Some((question, names))
+}
+
 /// The candidate sentences of a whole-library inquire item with their signals (`None` for
 /// other items): `{"id", "candidates": [{"doc", "page", "text", "signals"}]}`.
 pub async fn signals_line(
@@ -191,16 +208,9 @@ pub async fn signals_line(
     item: &Item,
     by_name: &HashMap<String, String>,
 ) -> Result<Option<Value>, Error> {
-    let Some(question) = item.question.as_deref() else {
+    let Some((question, names)) = whole_library_question(item, by_name) else {
         return Ok(None);
     };
-    if item.kind != "inquire" || !item.docs.is_empty() {
-        return Ok(None);
-    }
-    let names: HashMap<&str, &str> = by_name
-        .iter()
-        .map(|(n, i)| (i.as_str(), n.as_str()))
-        .collect();
     let candidates: Vec<Value> = agent
         .sentence_signals(profile, question)
         .await?
@@ -215,6 +225,43 @@ pub async fn signals_line(
         })
         .collect();
     Ok(Some(json!({"id": item.id, "candidates": candidates})))
+}
+
+/// The ranked hits of a hybrid search for a whole-library inquire item's question (`None`
+/// for other items), 100 passages deep: `{"id", "hits": [{"doc", "page", "chunk", "vrank",
+/// "trank", "vscore", "tscore"}]}` — each hit with both sides' ranks and scores, so a fusion
+/// can be tried offline on them.
+pub async fn hits_line(
+    lib: &Library,
+    profile: &Profile,
+    item: &Item,
+    by_name: &HashMap<String, String>,
+) -> Result<Option<Value>, Error> {
+    let Some((question, names)) = whole_library_question(item, by_name) else {
+        return Ok(None);
+    };
+    let req = crate::library::SearchRequest {
+        query: question.to_owned(),
+        k: 100,
+        documents: Vec::new(),
+        set: None,
+        doc_type: None,
+    };
+    let hits: Vec<Value> = lib
+        .search(profile, &req)
+        .await?
+        .into_iter()
+        .map(|h| {
+            json!({
+                "doc": names.get(h.hit.document_id.as_str()).copied().unwrap_or_default(),
+                "page": h.page,
+                "chunk": h.hit.chunk_index,
+                "vrank": h.hit.vector_rank, "trank": h.hit.text_rank,
+                "vscore": h.hit.vector_score, "tscore": h.hit.text_score,
+            })
+        })
+        .collect();
+    Ok(Some(json!({"id": item.id, "hits": hits})))
 }
 
 fn line(id: &str, turn: &TurnResult, names: &HashMap<&str, &str>) -> Value {
