@@ -518,7 +518,10 @@ async fn search_size(
         index
             .hybrid_search(
                 &scope,
-                q,
+                &crate::index::Query {
+                    text: q,
+                    identifiers: &[],
+                },
                 async { Ok::<_, Error>(embedder.embed_query(q).await?) },
                 10,
             )

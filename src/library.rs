@@ -7,7 +7,7 @@
 //! [`Library::open`], or the next attempt to add the same file, marks it failed and removes its
 //! chunks at once (a live ingestion's lock is held, so it is never touched). Must not: print, parse command lines, or know about Tauri.
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::{HashMap, HashSet, VecDeque};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -20,7 +20,7 @@ use crate::config::{DataDir, EmbedderSettings, Settings};
 use crate::embed::minilm::MiniLm;
 use crate::embed::openai::OpenAiEmbedder;
 use crate::embed::{EmbedError, Embedder};
-use crate::index::{ChunkIndex, ChunkRow, Hit, IndexError, Scope};
+use crate::index::{ChunkIndex, ChunkRow, Hit, IndexError, Query, Scope, identifiers};
 use crate::ingest::{self, IngestError, chunk};
 use crate::liveness::IngestLock;
 use crate::store::{
@@ -938,10 +938,39 @@ impl Library {
         let embedder = self.embedder().await?;
         self.check_model(embedder.as_ref()).await?;
         let index = self.index().await?;
+        let identifiers = self.clause_identifiers(profile, &scope, query).await?;
+        let q = Query {
+            text: query,
+            identifiers: &identifiers,
+        };
         let hits = index
-            .hybrid_search(&scope, query, self.embed_query(query), req.k)
+            .hybrid_search(&scope, &q, self.embed_query(query), req.k)
             .await?;
         self.label_hits(profile, hits).await
+    }
+
+    /// The identifiers of `query` that may name a clause (see [`identifiers`]): those that
+    /// appear in the title, version or file name of a document in scope name that document
+    /// ("GFDL 1.3", "version 12.18"), not a clause, and are left out.
+    async fn clause_identifiers(
+        &self,
+        profile: &Profile,
+        scope: &Scope,
+        query: &str,
+    ) -> Result<Vec<String>, Error> {
+        let mut ids = identifiers::identifiers(query);
+        if ids.is_empty() {
+            return Ok(ids);
+        }
+        let in_scope: HashSet<&String> = scope.document_ids.iter().collect();
+        for d in self.store.documents(&profile.id).await? {
+            if in_scope.contains(&d.id) {
+                for name in [&d.title, &d.version, &d.file_name] {
+                    ids.retain(|id| !identifiers::holds(name, id));
+                }
+            }
+        }
+        Ok(ids)
     }
 
     async fn label_hits(

@@ -298,3 +298,86 @@ async fn integer_arithmetic_embeds_real_chunks_like_f32() {
     assert!(q.worst_nearest_gap < 1e-3, "{q:?}");
     assert!(q.top10_overlap > 0.9, "{q:?}");
 }
+
+/// A rulebook whose clauses share their wording and differ by number, as regulations do.
+fn rulebook() -> Vec<String> {
+    let filler = |topic: &str| {
+        (1..=6)
+            .map(|i| format!("Guidance {i}. A firm should keep its {topic} arrangements under review and record the outcome."))
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    vec![
+        format!(
+            "2.1 Application\nThese rules apply to every licensed firm that notifies the supervisor of its business.\n{}",
+            filler("governance")
+        ),
+        format!(
+            "4.2.1 Notifications\nA firm must notify the supervisor of a breach of these rules within 7 business days.\n{}",
+            filler("breach")
+        ),
+        format!(
+            "4.2.4 Notifications\nA firm must notify the supervisor of a change of its registered office within 7 business days.\n{}",
+            filler("office")
+        ),
+        format!(
+            "4.2.7 Notifications\nA firm must notify the supervisor before it appoints a new auditor.\n{}",
+            filler("audit")
+        ),
+    ]
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_clause_number_in_the_question_finds_that_clause_and_a_version_number_does_not() {
+    let t = TestLib::new().await;
+    let p = t.profile("alice").await;
+    let path = crate::common::write(
+        t.dir(),
+        "rulebook.pdf",
+        &crate::common::make_pdf(&rulebook()),
+    );
+    let mut r = request(path);
+    r.version = Some("2.1".into());
+    ingest(&t.lib, &p, r).await.unwrap();
+    // The tokenizer splits "4.2.4" into digits that every clause of the chapter shares; the
+    // clause whose number the question names must come first.
+    for (clause, page) in [("4.2.4", 3), ("4.2.7", 4), ("4.2.1", 2)] {
+        let hits = t
+            .lib
+            .search(
+                &p,
+                &req(
+                    &format!("When must a firm notify the supervisor under {clause}?"),
+                    3,
+                ),
+            )
+            .await
+            .unwrap();
+        assert_eq!(
+            hits[0].page,
+            page,
+            "{clause}: {:#?}",
+            hits.iter()
+                .map(|h| (h.page, &h.hit.text[..40]))
+                .collect::<Vec<_>>()
+        );
+    }
+    // "2.1" is the document's version here, not a clause: the clause numbered 2.1 gets no lift.
+    let hits = t
+        .lib
+        .search(
+            &p,
+            &req(
+                "In version 2.1, when must a firm report a breach to the supervisor?",
+                3,
+            ),
+        )
+        .await
+        .unwrap();
+    assert_eq!(
+        hits[0].page,
+        2,
+        "{:#?}",
+        hits.iter().map(|h| h.page).collect::<Vec<_>>()
+    );
+}
