@@ -298,10 +298,17 @@ impl Agent<'_> {
                         .enumerate()
                         .any(|(j, other)| j != i && other.contains(&t))
                 });
+                // A fallback quote the other versions have word for word is context: it stays
+                // only when it is on the question's subject (holds one of its terms).
                 picks.retain(|p| {
-                    !changed
-                        .iter()
-                        .any(|c| c.evidence == p.evidence && c.sentence.start == p.sentence.start)
+                    let context = unchanged(&p.sentence.text)
+                        && !extractive::stems(&p.sentence.text)
+                            .iter()
+                            .any(|t| terms.contains_key(t));
+                    !context
+                        && !changed.iter().any(|c| {
+                            c.evidence == p.evidence && c.sentence.start == p.sentence.start
+                        })
                 });
                 changed.extend(picks);
                 picks = changed;
@@ -367,7 +374,15 @@ impl Agent<'_> {
                 }
             }
         }
-        if per_doc.iter().any(|(_, c)| c.is_empty()) {
+        // Between versions a side with nothing of its own is an answer ("which statement was
+        // dropped": the newer version has none); only when no version has anything is there
+        // nothing to compare.
+        let nothing = if versions {
+            per_doc.iter().all(|(_, c)| c.is_empty())
+        } else {
+            per_doc.iter().any(|(_, c)| c.is_empty())
+        };
+        if nothing {
             let missing: Vec<String> = per_doc
                 .iter()
                 .filter(|(_, c)| c.is_empty())
@@ -395,6 +410,11 @@ impl Agent<'_> {
         );
         for (d, cited) in &per_doc {
             body.push_str(&format!("**{}**\n\n", d.label()));
+            if cited.is_empty() {
+                body.push_str(
+                    "- Nothing on this that the other version does not have word for word.\n",
+                );
+            }
             for c in cited {
                 body.push_str(&format!(
                     "- “{}” (📄 {}, p. {})\n",
