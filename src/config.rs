@@ -325,19 +325,43 @@ impl DataDir {
         }
     }
 
-    /// Writes `settings.json` atomically (temp file, then rename).
+    /// Writes `settings.json` atomically: a temporary file of this process and call, flushed to
+    /// disk, then renamed over the old one (and the folder flushed), so a reader — or a crash,
+    /// or another process saving at the same moment — sees the old settings or the new ones,
+    /// never a mix. Two saves at once: the last rename wins, whole.
     pub fn save_settings(&self, settings: &Settings) -> Result<(), ConfigError> {
+        use std::io::Write;
+        use std::sync::atomic::{AtomicU64, Ordering};
+        static SAVES: AtomicU64 = AtomicU64::new(0);
         let path = self.settings_file();
-        let tmp = path.with_extension("json.tmp");
+        let tmp = path.with_extension(format!(
+            "json.{}.{}.tmp",
+            std::process::id(),
+            SAVES.fetch_add(1, Ordering::Relaxed)
+        ));
         let body = serde_json::to_vec_pretty(settings).map_err(|source| ConfigError::Invalid {
             path: path.clone(),
             source,
         })?;
-        std::fs::write(&tmp, body).map_err(|source| ConfigError::Io {
-            path: tmp.clone(),
-            source,
-        })?;
-        std::fs::rename(&tmp, &path).map_err(|source| ConfigError::Io { path, source })
+        let io = |path: &Path| {
+            let path = path.to_path_buf();
+            move |source| ConfigError::Io { path, source }
+        };
+        let written = std::fs::File::create(&tmp)
+            .and_then(|mut f| f.write_all(&body).and_then(|()| f.sync_all()))
+            .and_then(|()| std::fs::rename(&tmp, &path));
+        if let Err(e) = written {
+            // Best effort: the temporary file is ours alone; the error is what matters.
+            let _ = std::fs::remove_file(&tmp);
+            return Err(io(&path)(e));
+        }
+        // The rename itself reaches the disk with the folder.
+        if let Some(parent) = path.parent() {
+            std::fs::File::open(parent)
+                .and_then(|d| d.sync_all())
+                .map_err(io(parent))?;
+        }
+        Ok(())
     }
 
     /// The local model directory the settings select.
@@ -383,6 +407,37 @@ mod tests {
         assert_eq!(s.limits.max_file_bytes, Limits::default().max_file_bytes);
         assert_eq!(s.chunking, ChunkSettings::default());
         assert_eq!(s.embedder, EmbedderSettings::Local { model_dir: None });
+    }
+
+    #[test]
+    fn settings_saved_at_the_same_moment_are_each_whole_and_leave_no_temporary_files() {
+        // Regression: every save went through one "settings.json.tmp", so two saves at once
+        // could rename a file the other was still writing (a torn settings.json) or fail.
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = DataDir::at(tmp.path());
+        dir.ensure().unwrap();
+        std::thread::scope(|scope| {
+            for t in 0..8 {
+                let dir = &dir;
+                scope.spawn(move || {
+                    for i in 0..40 {
+                        let mut s = Settings::default();
+                        s.chunking.max_chars = 500 + t * 100 + i;
+                        dir.save_settings(&s).unwrap();
+                        // Whatever another thread did meanwhile, the file is one whole save.
+                        let read = dir.load_settings().unwrap();
+                        assert!((500..1300).contains(&read.chunking.max_chars));
+                    }
+                });
+            }
+        });
+        let left: Vec<_> = std::fs::read_dir(tmp.path())
+            .unwrap()
+            .filter_map(Result::ok)
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .filter(|n| n.ends_with(".tmp"))
+            .collect();
+        assert!(left.is_empty(), "{left:?}");
     }
 
     #[test]
