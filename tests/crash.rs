@@ -1,5 +1,6 @@
 //! Random SIGKILLs of real `policypal` processes in the middle of ingest, delete, reindex and
-//! an agent run, each followed by the library's invariants checked from fresh processes.
+//! an agent run — half the time while a second process asks or adds another file beside it —
+//! each followed by the library's invariants checked from fresh processes.
 //!
 //! The moment of each kill is drawn from a seeded generator: the seed is printed, and
 //! `POLICYPAL_KILL_SEED` replays a failing sequence (`POLICYPAL_KILL_ROUNDS` sets its length).
@@ -98,6 +99,8 @@ fn the_library_survives_random_kills_of_ingest_delete_reindex_and_ask() {
     let mut kills = std::collections::HashMap::<Op, usize>::new();
     let mut finished = 0;
     let mut resumed = 0;
+    // Processes beside a killed one: (finished, told the library is busy).
+    let mut bystanders = (0, 0);
     // Threads found answered: a later kill of another process cannot change them.
     let mut settled = HashSet::new();
     for round in 0..rounds {
@@ -143,6 +146,29 @@ fn the_library_survives_random_kills_of_ingest_delete_reindex_and_ask() {
                 ]
             }
         };
+        // Every other round a second process works on the library at the same moment and is
+        // not killed (asking, or adding another file): it must finish, or be told the library
+        // is busy; recovery run by the processes after the kill must not touch its work.
+        let bystander_args: Option<Vec<String>> = match rng.below(4) {
+            0 => Some(vec![
+                "ask".into(),
+                "What does the liquidity rule number 1207 require?".into(),
+            ]),
+            1 => addable
+                .iter()
+                .find(|f| !args.iter().any(|a| a == f.to_str().unwrap()))
+                .map(|f| vec!["ingest".into(), f.to_str().unwrap().into()]),
+            _ => None,
+        };
+        let bystander = bystander_args.as_ref().map(|a| {
+            pp(&d)
+                .arg("--json")
+                .args(a)
+                .stdout(Stdio::piped())
+                .stderr(Stdio::null())
+                .spawn()
+                .unwrap()
+        });
         let budget = u64::try_from(took[&op].as_millis()).unwrap();
         let delay = Duration::from_millis(rng.below(budget));
         let mut child = pp(&d)
@@ -160,13 +186,34 @@ fn the_library_survives_random_kills_of_ingest_delete_reindex_and_ask() {
             finished += 1;
         }
         child.wait().unwrap();
-        let context = format!("round {round}: {args:?} killed after {delay:?} (seed {seed})");
+        let context = format!(
+            "round {round}: {args:?} killed after {delay:?} beside {bystander_args:?} (seed {seed})"
+        );
+        if let Some(b) = bystander {
+            let out = b.wait_with_output().unwrap();
+            let stdout = String::from_utf8_lossy(&out.stdout);
+            assert!(
+                out.status.success()
+                    || stdout
+                        .replace(char::is_whitespace, "")
+                        .contains(r#""kind":"busy""#),
+                "{context}: the process beside the killed one failed: {:?} {stdout}",
+                out.status
+            );
+            if out.status.success() {
+                bystanders.0 += 1;
+            } else {
+                bystanders.1 += 1;
+            }
+        }
         resumed += check_invariants(&d, round, &context, &mut settled);
     }
     let total: usize = kills.values().sum();
     eprintln!(
         "kill loop: {total} kills survived ({kills:?}), {finished} operations finished before \
-         their kill, {resumed} interrupted answers resumed"
+         their kill, {resumed} interrupted answers resumed; of the processes working beside a \
+         killed one, {} finished and {} were told the library is busy",
+        bystanders.0, bystanders.1
     );
     // The kill moments are drawn inside each operation's measured run: most rounds kill.
     assert!(
