@@ -885,3 +885,33 @@ async fn a_corrupt_message_row_is_an_error_not_an_answer_without_sources() {
     assert_eq!(stored, "[{\"broken\": ");
     pool.close().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_paraphrased_question_is_answered_though_its_passage_is_far_from_it_in_meaning() {
+    // Regression guard for refusal rules: the whole passage (a short policy's first chunk) is
+    // far from this question by embedding (cosine 0.32) and the quote holds a third of its
+    // terms, yet the quote answers it. A floor on the passage similarity, tried to refuse
+    // questions on another subject, refused this one.
+    let t = TestLib::new().await;
+    let p = t.profile("alice").await;
+    let agent = Agent::new(&t.lib).without_cache();
+    ingest_fixture(&t.lib, &p, "retention-policy.pdf").await;
+    let turn = ask_ok(
+        &agent,
+        &p,
+        ask("How long do we keep recordings of phone calls with clients?"),
+    )
+    .await;
+    assert_eq!(
+        turn.answer.status,
+        Status::Answered,
+        "{} {:?}",
+        turn.answer.text,
+        turn.answer.confidence
+    );
+    assert!(
+        turn.answer.citations[0].quote.contains("ninety days"),
+        "{}",
+        turn.answer.text
+    );
+}
