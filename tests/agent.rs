@@ -887,11 +887,12 @@ async fn a_corrupt_message_row_is_an_error_not_an_answer_without_sources() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_paraphrased_question_is_answered_though_its_passage_is_far_from_it_in_meaning() {
-    // Regression guard for refusal rules: the whole passage (a short policy's first chunk) is
-    // far from this question by embedding (cosine 0.32) and the quote holds a third of its
-    // terms, yet the quote answers it. A floor on the passage similarity, tried to refuse
-    // questions on another subject, refused this one.
+async fn a_paraphrase_far_from_its_passage_is_answered_and_a_question_on_another_subject_is_refused()
+ {
+    // The whole passage (a short policy's first chunk) is far from this question by embedding
+    // (cosine 0.32) and the quote holds a third of its terms, yet the quote answers it (cosine
+    // 0.74). A floor on the passage similarity alone, tried to refuse questions on another
+    // subject, refused this one.
     let t = TestLib::new().await;
     let p = t.profile("alice").await;
     let agent = Agent::new(&t.lib).without_cache();
@@ -913,5 +914,26 @@ async fn a_paraphrased_question_is_answered_though_its_passage_is_far_from_it_in
         turn.answer.citations[0].quote.contains("ninety days"),
         "{}",
         turn.answer.text
+    );
+    // A question that borrows the policy's words (records, board, employees, customers) but
+    // asks about pay, which the policy never treats: nothing quoted is close to it, no passage
+    // either, and the quotes hold a third of its terms. Refused, and the reason says why.
+    let turn = ask_ok(
+        &agent,
+        &p,
+        ask("Which records of the board's remuneration decisions and bonus deferrals must employees disclose to customers?"),
+    )
+    .await;
+    let c = turn.answer.confidence.clone();
+    assert_eq!(
+        turn.answer.status,
+        Status::Refused,
+        "{} {c:?}",
+        turn.answer.text
+    );
+    assert!(
+        c.is_some_and(|c| c.reason.contains("close to the question in meaning")),
+        "{:?}",
+        turn.answer.confidence
     );
 }

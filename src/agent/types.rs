@@ -150,6 +150,12 @@ pub struct Confidence {
     /// answer is made of quotes.
     #[serde(default = "fully_grounded")]
     pub grounding: f32,
+    /// For an answer to a question: the best cosine similarity between one of its quotes (those
+    /// cited for what they say, not only for their rank) and the question — whether anything
+    /// quoted is close to it in meaning, which a whole passage's similarity blurs. `None` for
+    /// the other actions.
+    #[serde(default)]
+    pub closeness: Option<f32>,
 }
 
 fn fully_grounded() -> f32 {
@@ -174,6 +180,7 @@ impl Confidence {
             verification,
             missing,
             grounding: 1.0,
+            closeness: None,
         }
     }
 }

@@ -110,6 +110,7 @@ export const Confidence = z.object({
   verification: z.number(),
   missing: z.array(z.string()).default([]),
   grounding: z.number().default(1),
+  closeness: z.number().nullable().default(null),
 });
 export type Confidence = z.infer<typeof Confidence>;
 

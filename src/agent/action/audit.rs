@@ -232,6 +232,7 @@ impl Agent<'_> {
                 verification,
                 missing: Vec::new(),
                 grounding: 1.0,
+                closeness: None,
             }),
             citations,
             options: Vec::new(),

@@ -230,8 +230,33 @@ impl Agent<'_> {
         }
         let mut confidence = Confidence::unjudged(retrieval, coverage, verification, missing);
         confidence.grounding = grounded;
+        confidence.closeness = Some(self.closeness(&req.query, &citations, &rank_only).await?);
         state.answer = Some(answered(body, citations, confidence, usage));
         Ok(Transition::Next(Node::CheckConfidence))
+    }
+
+    /// The best cosine similarity between a quote cited for what it says (not only for its
+    /// rank) and the question (0 when there is none); see [`Confidence::closeness`].
+    async fn closeness(
+        &self,
+        question: &str,
+        citations: &[Citation],
+        rank_only: &HashSet<String>,
+    ) -> Result<f32, Error> {
+        let quotes: Vec<String> = citations
+            .iter()
+            .filter(|c| !rank_only.contains(&c.quote))
+            .map(|c| c.quote.clone())
+            .collect();
+        if quotes.is_empty() {
+            return Ok(0.0);
+        }
+        let q = self.lib.embed_query(question).await?;
+        let vectors = self.lib.embedder().await?.embed(&quotes).await?.vectors;
+        Ok(vectors
+            .iter()
+            .map(|v| v.iter().zip(&q).map(|(a, b)| a * b).sum::<f32>())
+            .fold(0.0, f32::max))
     }
 
     /// Retrieval into evidence: the search's passages, at most [`PER_DOCUMENT`] of one document
@@ -464,6 +489,7 @@ impl Agent<'_> {
                 verification: 1.0,
                 missing: Vec::new(),
                 grounding: 1.0,
+                closeness: None,
             }),
             options: Vec::new(),
             usage: None,

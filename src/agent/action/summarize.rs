@@ -106,6 +106,7 @@ impl Agent<'_> {
             verification,
             missing: Vec::new(),
             grounding: 1.0,
+            closeness: None,
         };
         state.answer = Some(answered(
             body.trim_end().to_owned(),

@@ -30,6 +30,20 @@ const WEIGHT_VERIFICATION: f32 = 0.15;
 /// capped at this fraction of the medium threshold (a refusal): trades answering questions that
 /// name something under another word for never answering about a thing the library lacks.
 const MISSING_TERM_CAP: f32 = 0.5;
+/// An answer to a question is weak evidence when its three relevance signals are all weak at
+/// once: no quote is this close to the question in meaning (cosine, [`Confidence::closeness`]),
+/// no passage either ([`WEAK_PASSAGE`]), and the quotes hold under [`WEAK_COVERAGE`] of the
+/// question's terms. Each alone is common in a good answer — a paraphrase, a short policy
+/// whose one chunk covers many subjects (passage cosine 0.32 for a question its quote answers
+/// at 0.74), a long question — together they mostly mean the library is answering a question
+/// it does not hold. Chosen on ObliQA fit questions scoped to one unrelated rulebook (21 of the
+/// 45 answered ones caught; none of 117 scoped to their own rulebook lost); lower values catch
+/// fewer, higher ones start refusing answerable questions.
+const WEAK_CLOSENESS: f32 = 0.5;
+/// See [`WEAK_CLOSENESS`]: the best passage's cosine to the question.
+const WEAK_PASSAGE: f32 = 0.5;
+/// See [`WEAK_CLOSENESS`]: the share of the question's terms the quotes hold.
+const WEAK_COVERAGE: f32 = 0.5;
 /// Share of the score lost when none of a model's sentences were supported (in proportion to
 /// the share left out): the answer shown holds only supported sentences, but a model that
 /// wrote unsupported ones is trusted less for the rest. Higher refuses more such answers.
@@ -330,6 +344,12 @@ impl Agent<'_> {
             // The library never mentions a specific term of the question: no evidence.
             c.score = c.score.min(self.confidence.medium * MISSING_TERM_CAP);
         }
+        let weak = c.closeness.is_some_and(|x| x < WEAK_CLOSENESS)
+            && c.retrieval < WEAK_PASSAGE
+            && c.coverage < WEAK_COVERAGE;
+        if weak {
+            c.score = c.score.min(self.confidence.medium * MISSING_TERM_CAP);
+        }
         c.level = if c.score >= self.confidence.high {
             Level::High
         } else if c.score >= self.confidence.medium {
@@ -349,6 +369,10 @@ impl Agent<'_> {
             Level::Low if !c.missing.is_empty() => {
                 format!("the library does not mention {}", c.missing.join(", "))
             }
+            Level::Low if weak => format!(
+                "weak evidence: nothing quoted is close to the question in meaning, and the quotes cover {:.0}% of its terms",
+                c.coverage * 100.0
+            ),
             Level::Low => format!(
                 "weak evidence: the best passages cover {:.0}% of the question's terms",
                 c.coverage * 100.0
