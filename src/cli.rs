@@ -889,7 +889,7 @@ async fn run_sets(
                 .await?
         }
         SetsCmd::Rename { old, new } => store.rename_set(&profile.id, old, new).await?,
-        SetsCmd::Recolor { name, colour } => store.recolor_set(&profile.id, name, colour).await?,
+        SetsCmd::Recolor { name, colour } => lib.recolor_set(profile, name, colour).await?,
     };
     if json {
         print_json(&set)

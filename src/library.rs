@@ -851,6 +851,17 @@ impl Library {
         Ok(self.store.sets(&profile.id).await?)
     }
 
+    /// Gives a set another colour of the palette ([`crate::store::PALETTE`]); any other colour
+    /// is a typed `invalid_input` error and changes nothing.
+    pub async fn recolor_set(
+        &self,
+        profile: &Profile,
+        name: &str,
+        colour: &str,
+    ) -> Result<DocSet, Error> {
+        Ok(self.store.recolor_set(&profile.id, name, colour).await?)
+    }
+
     // ------------------------------------------------------------------ search
 
     /// Resolves which documents a request may search.

@@ -356,6 +356,20 @@ impl Desk {
         Ok(lib.delete_document(&p, id).await?)
     }
 
+    /// Gives a set of the active profile another colour of the palette.
+    pub async fn recolor_set(&self, name: &str, colour: &str) -> IpcResult<DocSet> {
+        let (lib, p) = (self.library().await?, self.profile().await?);
+        Ok(lib.recolor_set(&p, name, colour).await?)
+    }
+
+    /// The colours a set may have.
+    pub fn palette(&self) -> Vec<String> {
+        policypal::store::PALETTE
+            .iter()
+            .map(|c| (*c).to_owned())
+            .collect()
+    }
+
     /// Disables or re-enables a document.
     pub async fn set_enabled(&self, id: &str, enabled: bool) -> IpcResult<Document> {
         let (lib, p) = (self.library().await?, self.profile().await?);

@@ -91,6 +91,18 @@ pub async fn sets_list(desk: State<'_, Desk>) -> IpcResult<Vec<DocSet>> {
     desk.sets().await
 }
 
+/// Gives a set another colour of the palette.
+#[tauri::command]
+pub async fn set_recolor(desk: State<'_, Desk>, name: String, colour: String) -> IpcResult<DocSet> {
+    desk.recolor_set(&name, &colour).await
+}
+
+/// The colours a set may have.
+#[tauri::command]
+pub fn sets_palette(desk: State<'_, Desk>) -> Vec<String> {
+    desk.palette()
+}
+
 /// Adds a PDF; progress goes out as `ingest-progress` events.
 #[tauri::command]
 pub async fn document_ingest(

@@ -45,6 +45,8 @@ pub fn run() -> ExitCode {
             commands::profile_privacy,
             commands::documents_list,
             commands::sets_list,
+            commands::set_recolor,
+            commands::sets_palette,
             commands::document_ingest,
             commands::ingest_cancel,
             commands::document_delete,

@@ -114,6 +114,17 @@ async fn ingest_reports_progress_in_order_and_profiles_stay_isolated() {
     assert!(pos(Stage::Extracting) < pos(Stage::Embedding));
     assert!(pos(Stage::Embedding) < pos(Stage::Done));
     assert_eq!(desk.sets().await.unwrap()[0].name, "Bank Negara");
+    // A set takes any colour of the palette, and nothing else.
+    let palette = desk.palette();
+    assert_eq!(palette.len(), 8);
+    let set = desk.recolor_set("Bank Negara", &palette[6]).await.unwrap();
+    assert_eq!(set.colour, palette[6]);
+    let err = desk
+        .recolor_set("Bank Negara", "#123456")
+        .await
+        .unwrap_err();
+    assert_eq!(kind(&err), IpcErrorKind::Core(ErrorKind::InvalidInput));
+    assert_eq!(desk.sets().await.unwrap()[0].colour, palette[6]);
 
     // A new profile sees nothing of alice's library or history.
     let bob = desk
@@ -124,6 +135,11 @@ async fn ingest_reports_progress_in_order_and_profiles_stay_isolated() {
     assert_eq!(desk.info().await.unwrap().profile.id, bob.id);
     assert!(desk.documents().await.unwrap().is_empty());
     assert!(desk.sets().await.unwrap().is_empty());
+    let err = desk
+        .recolor_set("Bank Negara", &palette[1])
+        .await
+        .unwrap_err();
+    assert_eq!(kind(&err), IpcErrorKind::Core(ErrorKind::NotFound));
     let err = desk.page_text(&doc.id, 1, "capital").await.unwrap_err();
     assert_eq!(kind(&err), IpcErrorKind::Core(ErrorKind::NotFound));
     let err = desk.delete_document(&doc.id).await.unwrap_err();

@@ -187,6 +187,15 @@ def main():
         assert "ACME POLICIES" in text.upper(), text
         s.shot("documents")
 
+        # A set's colour: its dot offers the palette, and a choice recolours the set at once.
+        s.js("document.querySelector('[aria-label=\"Colour of Acme policies\"]').click()")
+        s.wait("return document.querySelectorAll('[role=menu] [role=menuitemradio]').length === 8", "the palette")
+        s.shot("set-palette")
+        s.js("document.querySelector('[aria-label=\"Use colour #db2777\"]').click()")
+        s.wait("const b = document.querySelector('[aria-label=\"Colour of Acme policies\"]');"
+               " return b && getComputedStyle(b).backgroundColor === 'rgb(219, 39, 119)' && !document.querySelector('[role=menu]')",
+               "the set's new colour")
+
         # A new version dropped on the window: the upload dialog, then the library. The shell
         # turns a native drop into the `tauri://drag-drop` event; the same event is sent here,
         # since WebDriver cannot drag files from outside the window.

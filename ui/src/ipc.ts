@@ -279,6 +279,8 @@ export const api = {
 
   documents: () => call(z.array(Document), "documents_list"),
   sets: () => call(z.array(DocSet), "sets_list"),
+  palette: () => call(z.array(z.string()), "sets_palette"),
+  recolorSet: (name: string, colour: string) => call(DocSet, "set_recolor", { name, colour }),
   ingest: (args: {
     job_id: string;
     path: string;

@@ -1,4 +1,4 @@
-import { useMutation, useQueryClient } from "@tanstack/react-query";
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useDocuments, useSets } from "../library";
 import { useState } from "react";
 import { api, type DocSet, type Document } from "../ipc";
@@ -70,7 +70,11 @@ export function DocumentsTab({ onAddFiles }: { onAddFiles: () => void }) {
       {groupBySet(docs.data ?? []).map(([set, list]) => (
         <section key={set ?? "-"} className="mb-3">
           <h3 className="flex items-center gap-2 px-3 py-1 text-xs font-semibold tracking-wide text-slate-500 uppercase">
-            <span className="h-2.5 w-2.5 rounded-full" style={{ background: colour(set) }} aria-hidden />
+            {set === null ? (
+              <span className="h-2.5 w-2.5 rounded-full" style={{ background: colour(set) }} aria-hidden />
+            ) : (
+              <SetColour name={set} colour={colour(set)} />
+            )}
             {set ?? "No set"}
           </h3>
           <ul>
@@ -81,6 +85,49 @@ export function DocumentsTab({ onAddFiles }: { onAddFiles: () => void }) {
         </section>
       ))}
     </div>
+  );
+}
+
+/** A set's colour dot; clicking it offers the palette, and a choice recolours the set. */
+function SetColour({ name, colour }: { name: string; colour: string }) {
+  const qc = useQueryClient();
+  const toast = useToast();
+  const [open, setOpen] = useState(false);
+  const palette = useQuery({ queryKey: ["palette"], queryFn: api.palette, enabled: open, staleTime: Infinity });
+  const recolor = useMutation({
+    mutationFn: (c: string) => api.recolorSet(name, c),
+    onSuccess: () => {
+      setOpen(false);
+      void qc.invalidateQueries({ queryKey: ["sets"] });
+    },
+    onError: toast.error,
+  });
+  return (
+    <span className="relative inline-flex">
+      <button
+        className="h-2.5 w-2.5 rounded-full ring-offset-1 hover:ring-2 hover:ring-slate-400"
+        style={{ background: colour }}
+        aria-label={`Colour of ${name}`}
+        aria-expanded={open}
+        onClick={() => setOpen((o) => !o)}
+      />
+      {open && (
+        <span role="menu" aria-label={`Colours for ${name}`} className="absolute top-4 left-0 z-10 flex gap-1 rounded-md border border-slate-200 bg-white p-1.5 shadow">
+          {(palette.data ?? []).map((c) => (
+            <button
+              key={c}
+              role="menuitemradio"
+              aria-checked={c === colour}
+              aria-label={`Use colour ${c}`}
+              className={`h-4 w-4 rounded-full ${c === colour ? "ring-2 ring-slate-700 ring-offset-1" : ""}`}
+              style={{ background: c }}
+              disabled={recolor.isPending}
+              onClick={() => recolor.mutate(c)}
+            />
+          ))}
+        </span>
+      )}
+    </span>
   );
 }
 
