@@ -884,9 +884,7 @@ async fn run_sets(
             return Ok(());
         }
         SetsCmd::Create { name, colour } => {
-            store
-                .create_set(&profile.id, name, colour.as_deref())
-                .await?
+            lib.create_set(profile, name, colour.as_deref()).await?
         }
         SetsCmd::Rename { old, new } => store.rename_set(&profile.id, old, new).await?,
         SetsCmd::Recolor { name, colour } => lib.recolor_set(profile, name, colour).await?,

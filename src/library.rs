@@ -35,6 +35,11 @@ const META_EMBED_MODEL: &str = "embed_model";
 const META_INDEX_TABLE: &str = "index_table";
 /// The lock a reindex holds ([`crate::liveness`]).
 const REINDEX_LOCK: &str = "reindex";
+/// Held shared by every ingestion and delete while it writes to the live index, and
+/// exclusively by a reindex, which replaces that index: neither can start while the other runs, in any process
+/// (two separate checks left a window in which an ingestion's chunks went into the table a
+/// reindex was about to replace).
+const INDEX_WRITERS_LOCK: &str = "index-writers";
 /// Name ending of a stored PDF's copy while it is being written (`<document id>.pdf.partial`).
 const PARTIAL_SUFFIX: &str = ".pdf.partial";
 /// Chunks embedded per call of the embedder (progress is reported after each).
@@ -523,16 +528,16 @@ impl Library {
                 by: IngestLock::ingestion_holder(&self.dir, &profile.id, &sha),
             });
         };
-        // A reindex running in another process would swap in a table without this document.
-        if IngestLock::try_acquire_named(&self.dir, REINDEX_LOCK)
-            .map_err(lock_error)?
-            .is_none()
-        {
+        // A reindex running in any process would swap in a table without this document; while
+        // this is held, none can start.
+        let Some(_writing) =
+            IngestLock::try_acquire_shared(&self.dir, INDEX_WRITERS_LOCK).map_err(lock_error)?
+        else {
             return Err(Error::LibraryBusy(format!(
                 "the library is being reindexed{}; add documents when it is done",
                 by(IngestLock::holder(&self.dir, REINDEX_LOCK))
             )));
-        }
+        };
 
         if let Some(existing) = self.store.document_by_hash(&profile.id, &sha).await? {
             if existing.status == DocStatus::Processing {
@@ -806,6 +811,18 @@ impl Library {
     /// Deletes a document: its chunks, its stored file and its row.
     pub async fn delete_document(&self, profile: &Profile, id: &str) -> Result<(), Error> {
         let doc = self.store.document(&profile.id, id).await?;
+        // A reindex copying the live table now would keep this document's chunks as orphans.
+        let Some(_writing) = IngestLock::try_acquire_shared(&self.dir, INDEX_WRITERS_LOCK)
+            .map_err(|source| Error::File {
+                path: self.dir.root().join("locks"),
+                source,
+            })?
+        else {
+            return Err(Error::LibraryBusy(format!(
+                "the library is being reindexed{}; delete when it is done",
+                by(IngestLock::holder(&self.dir, REINDEX_LOCK))
+            )));
+        };
         // The row goes first (with its tombstone, in one transaction): from then on the
         // document is neither listed nor searchable, and a crash leaves the tombstone for the
         // next start to finish — never a `ready` row whose chunks are gone.
@@ -849,6 +866,17 @@ impl Library {
     /// Sets of a profile.
     pub async fn sets(&self, profile: &Profile) -> Result<Vec<DocSet>, Error> {
         Ok(self.store.sets(&profile.id).await?)
+    }
+
+    /// Creates a set with a colour of the palette ([`crate::store::PALETTE`]; without one, the
+    /// next colour). A name the profile already uses is a typed `duplicate` error.
+    pub async fn create_set(
+        &self,
+        profile: &Profile,
+        name: &str,
+        colour: Option<&str>,
+    ) -> Result<DocSet, Error> {
+        Ok(self.store.create_set(&profile.id, name, colour).await?)
     }
 
     /// Gives a set another colour of the palette ([`crate::store::PALETTE`]); any other colour
@@ -1033,7 +1061,29 @@ impl Library {
                 by(IngestLock::holder(&self.dir, REINDEX_LOCK))
             )));
         };
-        // An ingestion running now would write its chunks to the table being replaced.
+        // An ingestion running now would write its chunks to the table being replaced; while
+        // this is held, none can start.
+        let writers =
+            IngestLock::try_acquire_named(&self.dir, INDEX_WRITERS_LOCK).map_err(|source| {
+                Error::File {
+                    path: self.dir.root().join("locks"),
+                    source,
+                }
+            })?;
+        if writers.is_none() {
+            let holder = self
+                .store
+                .processing_documents()
+                .await?
+                .into_iter()
+                .find_map(|(profile_id, _, sha)| {
+                    IngestLock::ingestion_holder(&self.dir, &profile_id, &sha)
+                });
+            return Err(Error::LibraryBusy(format!(
+                "a document is being added to the library{}; reindex when it is done",
+                by(holder)
+            )));
+        }
         for (profile_id, _, sha) in self.store.processing_documents().await? {
             if IngestLock::try_acquire(&self.dir, &profile_id, &sha)
                 .ok()

@@ -21,6 +21,8 @@ use crate::config::DataDir;
 pub struct IngestLock {
     path: PathBuf,
     file: Option<File>,
+    /// Shared holds remove the file only when they were the last (see `Drop`).
+    remove: bool,
 }
 
 impl IngestLock {
@@ -36,16 +38,35 @@ impl IngestLock {
 
     /// The same for other work that one live process at a time may do (`reindex`).
     pub fn try_acquire_named(dir: &DataDir, name: &str) -> std::io::Result<Option<Self>> {
+        Self::take(dir, name, false)
+    }
+
+    /// A shared hold of the lock `name`: any number of processes may share it, and it keeps
+    /// out whoever takes it exclusively ([`Self::try_acquire_named`]) until the last lets go —
+    /// the way ingestions, which write to the live index, keep out a reindex, which replaces it.
+    pub fn try_acquire_shared(dir: &DataDir, name: &str) -> std::io::Result<Option<Self>> {
+        Self::take(dir, name, true)
+    }
+
+    fn take(dir: &DataDir, name: &str, shared: bool) -> std::io::Result<Option<Self>> {
         let locks = dir.root().join("locks");
         std::fs::create_dir_all(&locks)?;
-        let path = locks.join(format!("{name}.lock"));
+        Self::take_path(locks.join(format!("{name}.lock")), shared)
+    }
+
+    fn take_path(path: PathBuf, shared: bool) -> std::io::Result<Option<Self>> {
         loop {
             let file = OpenOptions::new()
                 .create(true)
                 .truncate(false)
                 .write(true)
                 .open(&path)?;
-            match file.try_lock() {
+            let taken = if shared {
+                file.try_lock_shared()
+            } else {
+                file.try_lock()
+            };
+            match taken {
                 Ok(()) => {}
                 Err(TryLockError::WouldBlock) => return Ok(None),
                 Err(TryLockError::Error(e)) => return Err(e),
@@ -53,6 +74,13 @@ impl IngestLock {
             // The holder before us removes the file before it lets go: a lock taken on a file
             // that is no longer at `path` guards nothing, so open the path again.
             if still_at(&file, &path)? {
+                if shared {
+                    return Ok(Some(Self {
+                        path,
+                        file: Some(file),
+                        remove: false,
+                    }));
+                }
                 // Who holds it, for the "busy" message another process shows.
                 file.set_len(0)?;
                 (&file)
@@ -60,6 +88,7 @@ impl IngestLock {
                 return Ok(Some(Self {
                     path,
                     file: Some(file),
+                    remove: true,
                 }));
             }
         }
@@ -132,8 +161,15 @@ fn still_at(_file: &File, _path: &std::path::Path) -> std::io::Result<bool> {
 impl Drop for IngestLock {
     fn drop(&mut self) {
         // Removed while still locked: whoever opens the path afterwards finds the row final.
-        let _ = std::fs::remove_file(&self.path);
+        if self.remove {
+            let _ = std::fs::remove_file(&self.path);
+        }
         drop(self.file.take());
+        // The last shared holder out removes the file too: taking it exclusively succeeds only
+        // when nobody holds it, and that hold removes it when dropped.
+        if !self.remove {
+            let _ = Self::take_path(self.path.clone(), false);
+        }
     }
 }
 
@@ -153,6 +189,31 @@ mod tests {
         assert!(IngestLock::try_acquire(&dir, "p2", "abc")?.is_some());
         drop(first);
         assert!(IngestLock::try_acquire(&dir, "p1", "abc")?.is_some());
+        Ok(())
+    }
+
+    #[test]
+    fn shared_holders_keep_out_an_exclusive_one_and_it_keeps_them_out() -> std::io::Result<()> {
+        let tmp = tempfile::tempdir()?;
+        let dir = DataDir::at(tmp.path());
+        let a = IngestLock::try_acquire_shared(&dir, "writers")?;
+        let b = IngestLock::try_acquire_shared(&dir, "writers")?;
+        assert!(a.is_some() && b.is_some());
+        assert!(IngestLock::try_acquire_named(&dir, "writers")?.is_none());
+        drop(a);
+        assert!(IngestLock::try_acquire_named(&dir, "writers")?.is_none());
+        drop(b);
+        let exclusive = IngestLock::try_acquire_named(&dir, "writers")?;
+        assert!(exclusive.is_some());
+        assert!(IngestLock::try_acquire_shared(&dir, "writers")?.is_none());
+        drop(exclusive);
+        let a = IngestLock::try_acquire_shared(&dir, "writers")?;
+        let b = IngestLock::try_acquire_shared(&dir, "writers")?;
+        let file = tmp.path().join("locks").join("writers.lock");
+        drop(a);
+        assert!(file.exists(), "removed while another holder had it");
+        drop(b);
+        assert!(!file.exists(), "left behind by the last holder");
         Ok(())
     }
 

@@ -356,6 +356,12 @@ impl Desk {
         Ok(lib.delete_document(&p, id).await?)
     }
 
+    /// Creates a set in the active profile with a colour of the palette.
+    pub async fn create_set(&self, name: &str, colour: &str) -> IpcResult<DocSet> {
+        let (lib, p) = (self.library().await?, self.profile().await?);
+        Ok(lib.create_set(&p, name, Some(colour)).await?)
+    }
+
     /// Gives a set of the active profile another colour of the palette.
     pub async fn recolor_set(&self, name: &str, colour: &str) -> IpcResult<DocSet> {
         let (lib, p) = (self.library().await?, self.profile().await?);

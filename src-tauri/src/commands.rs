@@ -91,6 +91,13 @@ pub async fn sets_list(desk: State<'_, Desk>) -> IpcResult<Vec<DocSet>> {
     desk.sets().await
 }
 
+/// Creates a set with a colour of the palette (the upload dialog, before the files that go into
+/// it are added).
+#[tauri::command]
+pub async fn set_create(desk: State<'_, Desk>, name: String, colour: String) -> IpcResult<DocSet> {
+    desk.create_set(&name, &colour).await
+}
+
 /// Gives a set another colour of the palette.
 #[tauri::command]
 pub async fn set_recolor(desk: State<'_, Desk>, name: String, colour: String) -> IpcResult<DocSet> {

@@ -46,6 +46,7 @@ pub fn run() -> ExitCode {
             commands::documents_list,
             commands::sets_list,
             commands::set_recolor,
+            commands::set_create,
             commands::sets_palette,
             commands::document_ingest,
             commands::ingest_cancel,

@@ -125,6 +125,17 @@ async fn ingest_reports_progress_in_order_and_profiles_stay_isolated() {
         .unwrap_err();
     assert_eq!(kind(&err), IpcErrorKind::Core(ErrorKind::InvalidInput));
     assert_eq!(desk.sets().await.unwrap()[0].colour, palette[6]);
+    // The upload dialog creates a new set with the colour chosen for it.
+    let set = desk.create_set("Liquidity", &palette[4]).await.unwrap();
+    assert_eq!(
+        (set.name.as_str(), set.colour.as_str()),
+        ("Liquidity", palette[4].as_str())
+    );
+    let err = desk.create_set("Liquidity", &palette[2]).await.unwrap_err();
+    assert_eq!(kind(&err), IpcErrorKind::Core(ErrorKind::Duplicate));
+    let err = desk.create_set("Capital", "red").await.unwrap_err();
+    assert_eq!(kind(&err), IpcErrorKind::Core(ErrorKind::InvalidInput));
+    assert_eq!(desk.sets().await.unwrap().len(), 2);
 
     // A new profile sees nothing of alice's library or history.
     let bob = desk

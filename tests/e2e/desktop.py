@@ -211,7 +211,16 @@ def main():
         assert s.js("return document.querySelector('#v0').value") == "2025", "version not prefilled from the file name"
         wd("POST", f"/session/{sid}/element/{s.find('#t0')}/clear", {})
         s.type("#t0", "Capital Guidelines")
+        # A set name the library does not have offers the palette for the new set's colour.
+        s.type("#s0", "Liquidity rules")
+        s.wait("return document.querySelectorAll('[role=radiogroup] [role=radio]').length === 8", "the new set's palette")
+        s.js("document.querySelector('[aria-label=\"New set colour #7c3aed\"]').click()")
+        s.wait("return document.querySelector('[aria-label=\"New set colour #7c3aed\"]').getAttribute('aria-checked') === 'true'",
+               "the chosen colour")
+        s.shot("upload-new-set")
+        wd("POST", f"/session/{sid}/element/{s.find('#s0')}/clear", {})
         s.type("#s0", "Bank Negara")
+        s.wait("return document.querySelector('[role=radiogroup]') === null", "an existing set without the palette")
         s.shot("upload-dialog")
         s.js("[...document.querySelectorAll('[role=dialog] button')].find(b => b.innerText.trim() === 'Add to library').click()")
         text = s.wait("const t = document.querySelector('aside').innerText; return t.includes('Capital Guidelines (2025)') && !t.includes('Waiting') && !t.includes('Embedding') && t", "the new version in the library", timeout=180)

@@ -281,6 +281,7 @@ export const api = {
   sets: () => call(z.array(DocSet), "sets_list"),
   palette: () => call(z.array(z.string()), "sets_palette"),
   recolorSet: (name: string, colour: string) => call(DocSet, "set_recolor", { name, colour }),
+  createSet: (name: string, colour: string) => call(DocSet, "set_create", { name, colour }),
   ingest: (args: {
     job_id: string;
     path: string;

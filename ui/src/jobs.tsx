@@ -10,6 +10,8 @@ export type UploadForm = {
   doc_type: DocType;
   set: string;
   supersedes: string;
+  /** The colour of a set the dialog creates (none: the next of the palette). */
+  colour?: string;
 };
 
 export type Job = {

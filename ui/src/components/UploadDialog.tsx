@@ -1,7 +1,9 @@
 import * as Dialog from "@radix-ui/react-dialog";
 import { useDocuments, useSets } from "../library";
 import { useState } from "react";
-import type { DocType } from "../ipc";
+import { useQuery, useQueryClient } from "@tanstack/react-query";
+import { api, type DocType } from "../ipc";
+import { useToast } from "../toast";
 import { fileName, useJobs, type UploadForm } from "../jobs";
 import { docLabel } from "./DocumentsTab";
 
@@ -32,6 +34,28 @@ export function UploadDialog({ paths, onClose, onDone }: { paths: string[]; onCl
   );
   const update = (i: number, patch: Partial<UploadForm>) => setForms((fs) => fs.map((f, j) => (j === i ? { ...f, ...patch } : f)));
   const setNames = sets.data?.map((s) => s.name) ?? [];
+  const isNew = (name: string) => name.trim() !== "" && !setNames.some((n) => n.toLowerCase() === name.trim().toLowerCase());
+  const palette = useQuery({ queryKey: ["palette"], queryFn: api.palette, staleTime: Infinity });
+  const qc = useQueryClient();
+  const toast = useToast();
+  const [busy, setBusy] = useState(false);
+  const add = async () => {
+    // New sets with a chosen colour are created first; the files then join them by name.
+    const fresh = new Map<string, string>();
+    for (const f of forms) if (f.colour && isNew(f.set) && !fresh.has(f.set.trim())) fresh.set(f.set.trim(), f.colour);
+    setBusy(true);
+    try {
+      for (const [name, colour] of fresh) await api.createSet(name, colour);
+    } catch (e) {
+      setBusy(false);
+      toast.error(e);
+      return;
+    }
+    void qc.invalidateQueries({ queryKey: ["sets"] });
+    start(forms);
+    onDone();
+    onClose();
+  };
   const ready = (docs.data ?? []).filter((d) => d.status === "ready");
   return (
     <Dialog.Root open onOpenChange={(o) => !o && onClose()}>
@@ -75,8 +99,23 @@ export function UploadDialog({ paths, onClose, onDone }: { paths: string[]; onCl
                       placeholder="None (type to pick or create)"
                       onChange={(e) => update(i, { set: e.target.value })}
                     />
-                    {f.set.trim() && !setNames.some((n) => n.toLowerCase() === f.set.trim().toLowerCase()) && (
-                      <p className="mt-0.5 text-xs text-slate-500">A new set is created with the next colour of the palette.</p>
+                    {isNew(f.set) && (
+                      <div className="mt-1 flex items-center gap-1.5 text-xs text-slate-500" role="radiogroup" aria-label={`Colour of the new set ${f.set.trim()}`}>
+                        <span>New set, colour:</span>
+                        {(palette.data ?? []).map((c) => (
+                          <button
+                            key={c}
+                            type="button"
+                            role="radio"
+                            aria-checked={f.colour === c}
+                            aria-label={`New set colour ${c}`}
+                            className={`h-4 w-4 rounded-full ${f.colour === c ? "ring-2 ring-slate-700 ring-offset-1" : ""}`}
+                            style={{ background: c }}
+                            onClick={() => update(i, { colour: f.colour === c ? undefined : c })}
+                          />
+                        ))}
+                        {!f.colour && <span>(none picked: the next of the palette)</span>}
+                      </div>
                     )}
                   </div>
                   <label htmlFor={`r${i}`}>Replaces</label>
@@ -98,12 +137,8 @@ export function UploadDialog({ paths, onClose, onDone }: { paths: string[]; onCl
             </button>
             <button
               className="rounded-md bg-blue-600 px-3 py-1.5 text-sm font-medium text-white hover:bg-blue-700 disabled:opacity-50"
-              disabled={forms.some((f) => !f.title.trim())}
-              onClick={() => {
-                start(forms);
-                onDone();
-                onClose();
-              }}
+              disabled={busy || forms.some((f) => !f.title.trim())}
+              onClick={() => void add()}
             >
               Add to library
             </button>
