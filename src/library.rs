@@ -374,12 +374,7 @@ impl Library {
             .await
             .unwrap_or(false)
             && let Some(_lock) =
-                IngestLock::try_acquire_named(&self.dir, REINDEX_LOCK).map_err(|source| {
-                    Error::File {
-                        path: self.dir.root().join("locks"),
-                        source,
-                    }
-                })?
+                IngestLock::try_acquire_named(&self.dir, REINDEX_LOCK).map_err(self.lock_error())?
         {
             self.drop_unused_tables().await;
         }
@@ -388,12 +383,8 @@ impl Library {
             self.finish_delete(&profile_id, &doc_id).await?;
         }
         for (profile_id, doc_id, sha) in self.store.processing_documents().await? {
-            let lock = IngestLock::try_acquire(&self.dir, &profile_id, &sha).map_err(|source| {
-                Error::File {
-                    path: self.dir.root().join("locks"),
-                    source,
-                }
-            })?;
+            let lock =
+                IngestLock::try_acquire(&self.dir, &profile_id, &sha).map_err(self.lock_error())?;
             let Some(_lock) = lock else {
                 tracing::debug!(document = %doc_id, "ingestion in progress in a live process");
                 continue;
@@ -401,10 +392,7 @@ impl Library {
             self.mark_interrupted(&profile_id, &doc_id).await?;
         }
         self.remove_partial_copies().await?;
-        IngestLock::sweep(&self.dir).map_err(|source| Error::File {
-            path: self.dir.root().join("locks"),
-            source,
-        })?;
+        IngestLock::sweep(&self.dir).map_err(self.lock_error())?;
         Ok(())
     }
 
@@ -516,12 +504,8 @@ impl Library {
         let sha = hex::encode(Sha256::digest(bytes.as_slice()));
         // Held until this ingestion's row is final: while it is, no other ingestion of the
         // same file starts and no recovery takes this one for dead.
-        let lock_error = |source| Error::File {
-            path: self.dir.root().join("locks"),
-            source,
-        };
         let Some(_lock) =
-            IngestLock::try_acquire(&self.dir, &profile.id, &sha).map_err(lock_error)?
+            IngestLock::try_acquire(&self.dir, &profile.id, &sha).map_err(self.lock_error())?
         else {
             return Err(Error::IngestInProgress {
                 file: file.clone(),
@@ -530,8 +514,8 @@ impl Library {
         };
         // A reindex running in any process would swap in a table without this document; while
         // this is held, none can start.
-        let Some(_writing) =
-            IngestLock::try_acquire_shared(&self.dir, INDEX_WRITERS_LOCK).map_err(lock_error)?
+        let Some(_writing) = IngestLock::try_acquire_shared(&self.dir, INDEX_WRITERS_LOCK)
+            .map_err(self.lock_error())?
         else {
             return Err(Error::LibraryBusy(format!(
                 "the library is being reindexed{}; add documents when it is done",
@@ -813,10 +797,7 @@ impl Library {
         let doc = self.store.document(&profile.id, id).await?;
         // A reindex copying the live table now would keep this document's chunks as orphans.
         let Some(_writing) = IngestLock::try_acquire_shared(&self.dir, INDEX_WRITERS_LOCK)
-            .map_err(|source| Error::File {
-                path: self.dir.root().join("locks"),
-                source,
-            })?
+            .map_err(self.lock_error())?
         else {
             return Err(Error::LibraryBusy(format!(
                 "the library is being reindexed{}; delete when it is done",
@@ -1012,6 +993,14 @@ impl Library {
         Ok(ids)
     }
 
+    /// The error of a lock file that cannot be opened or locked (the folder is not writable).
+    fn lock_error(&self) -> impl FnOnce(std::io::Error) -> Error + '_ {
+        move |source| Error::File {
+            path: self.dir.root().join("locks"),
+            source,
+        }
+    }
+
     async fn label_hits(
         &self,
         profile: &Profile,
@@ -1049,12 +1038,7 @@ impl Library {
         let embedder = self.embedder().await?;
         // One reindex at a time, and none mistaken for leftovers while it runs (see recover).
         let Some(_lock) =
-            IngestLock::try_acquire_named(&self.dir, REINDEX_LOCK).map_err(|source| {
-                Error::File {
-                    path: self.dir.root().join("locks"),
-                    source,
-                }
-            })?
+            IngestLock::try_acquire_named(&self.dir, REINDEX_LOCK).map_err(self.lock_error())?
         else {
             return Err(Error::LibraryBusy(format!(
                 "another reindex of this library is running{}; wait for it to finish",
@@ -1063,14 +1047,10 @@ impl Library {
         };
         // An ingestion running now would write its chunks to the table being replaced; while
         // this is held, none can start.
-        let writers =
-            IngestLock::try_acquire_named(&self.dir, INDEX_WRITERS_LOCK).map_err(|source| {
-                Error::File {
-                    path: self.dir.root().join("locks"),
-                    source,
-                }
-            })?;
+        let writers = IngestLock::try_acquire_named(&self.dir, INDEX_WRITERS_LOCK)
+            .map_err(self.lock_error())?;
         if writers.is_none() {
+            // Held shared by an ingestion (named, when one is found) or a delete.
             let holder = self
                 .store
                 .processing_documents()
@@ -1080,21 +1060,9 @@ impl Library {
                     IngestLock::ingestion_holder(&self.dir, &profile_id, &sha)
                 });
             return Err(Error::LibraryBusy(format!(
-                "a document is being added to the library{}; reindex when it is done",
+                "a document is being added to or deleted from the library{}; reindex when it is done",
                 by(holder)
             )));
-        }
-        for (profile_id, _, sha) in self.store.processing_documents().await? {
-            if IngestLock::try_acquire(&self.dir, &profile_id, &sha)
-                .ok()
-                .flatten()
-                .is_none()
-            {
-                return Err(Error::LibraryBusy(format!(
-                    "a document is being added to the library{}; reindex when it is done",
-                    by(IngestLock::ingestion_holder(&self.dir, &profile_id, &sha))
-                )));
-            }
         }
         // A new table, filled while the live one keeps answering searches; swapped in by one
         // SQLite write at the end. A reindex that fails, is cancelled or is killed leaves the
