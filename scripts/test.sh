@@ -9,6 +9,7 @@ cd "$ROOT"
 install_system_packages
 install_rust
 fetch_model
+fetch_chat_model
 setup_env
 build_ui
 say "ui: unit tests"

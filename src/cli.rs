@@ -111,9 +111,30 @@ pub enum Command {
     /// Manage API keys in the OS keychain.
     #[command(subcommand)]
     Keys(KeysCmd),
+    /// Local models (GGUF files run in process) for generative mode.
+    #[command(subcommand)]
+    Models(ModelsCmd),
     /// Measure ingestion and search speed (prints JSON).
     #[command(subcommand)]
     Bench(BenchCmd),
+}
+
+/// `models …`
+#[derive(Debug, Subcommand)]
+pub enum ModelsCmd {
+    /// Register a GGUF model file and make it the model of every action in generative mode
+    /// (`ask --mode generative` then answers with it, in this process, offline).
+    Add {
+        /// The .gguf file (it stays where it is).
+        file: PathBuf,
+    },
+    /// List the registered local models.
+    List,
+    /// Unregister a local model (the file is not deleted).
+    Remove {
+        /// Its name (as `models list` shows it).
+        name: String,
+    },
 }
 
 /// `profiles …`
@@ -444,6 +465,25 @@ pub enum BenchCmd {
         #[arg(long, default_value_t = 5)]
         runs: usize,
     },
+    /// Speed of a local GGUF model on a grounded prompt built from a PDF's text: load time,
+    /// prompt and generation tokens per second, first-token latency.
+    Generate {
+        /// The .gguf file.
+        #[arg(long)]
+        model: PathBuf,
+        /// PDF whose text fills the prompt's passages.
+        #[arg(long)]
+        source: PathBuf,
+        /// Approximate prompt length in tokens.
+        #[arg(long, default_value_t = 2000)]
+        prompt_tokens: usize,
+        /// Most tokens to generate per run.
+        #[arg(long, default_value_t = 128)]
+        max_tokens: u32,
+        /// Runs (the first one also loads the model).
+        #[arg(long, default_value_t = 3)]
+        runs: usize,
+    },
     /// Latency of a question (extractive) over the profile's whole library: first streamed
     /// event, first answer text, complete answer. Every question is stored as a thread of that
     /// profile, so point it at an evaluation data directory.
@@ -536,6 +576,9 @@ async fn run(cli: Cli) -> Result<i32, Error> {
     if let Command::Keys(cmd) = &cli.command {
         return run_keys(&dir, cmd, cli.json).map(|()| 0);
     }
+    if let Command::Models(cmd) = &cli.command {
+        return run_models(&dir, cmd, cli.json).map(|()| 0);
+    }
     let lib = Library::open(dir).await?;
     let result = run_with_library(&lib, &cli).await;
     lib.close().await;
@@ -604,7 +647,7 @@ async fn run_with_library(lib: &Library, cli: &Cli) -> Result<i32, Error> {
                 Ok(())
             }
         }
-        Command::Ingest(_) | Command::Keys(_) | Command::Bench(_) => Ok(()),
+        Command::Ingest(_) | Command::Keys(_) | Command::Models(_) | Command::Bench(_) => Ok(()),
     }
     .map(|()| 0)
 }
@@ -1006,6 +1049,54 @@ fn run_keys(dir: &DataDir, cmd: &KeysCmd, json: bool) -> Result<(), Error> {
     }
 }
 
+fn run_models(dir: &DataDir, cmd: &ModelsCmd, json: bool) -> Result<(), Error> {
+    match cmd {
+        ModelsCmd::Add { file } => {
+            let (model, info) = crate::models::add(dir, file)?;
+            if json {
+                print_json(&json!({"model": model, "info": info}))
+            } else {
+                println!(
+                    "added {} ({:.1} B parameters, {:.0} MB, context {} tokens): generative mode now answers with it",
+                    model.name,
+                    info.parameters as f64 / 1e9,
+                    info.bytes as f64 / 1e6,
+                    info.context
+                );
+                Ok(())
+            }
+        }
+        ModelsCmd::List => {
+            let models = crate::models::list(dir)?;
+            if json {
+                return print_json(&models);
+            }
+            if models.is_empty() {
+                println!("no local model (add one with `policypal models add FILE.gguf`)");
+            }
+            for m in models {
+                let actions = if m.actions.is_empty() {
+                    "no action".to_owned()
+                } else {
+                    m.actions.join(", ")
+                };
+                let missing = if m.present { "" } else { " (file missing)" };
+                println!("{}  {}{missing}  [{actions}]", m.name, m.path.display());
+            }
+            Ok(())
+        }
+        ModelsCmd::Remove { name } => {
+            crate::models::remove(dir, name)?;
+            if json {
+                print_json(&json!({"removed": name}))
+            } else {
+                println!("removed {name} (the file was left in place)");
+                Ok(())
+            }
+        }
+    }
+}
+
 async fn run_bench(dir: &DataDir, cmd: &BenchCmd) -> Result<(), Error> {
     let settings = dir.load_settings()?;
     let model_dir = dir.model_dir(&settings);
@@ -1023,6 +1114,13 @@ async fn run_bench(dir: &DataDir, cmd: &BenchCmd) -> Result<(), Error> {
         } => {
             print_json(&bench::search(&model_dir, source, chunks, *queries, settings.search).await?)
         }
+        BenchCmd::Generate {
+            model,
+            source,
+            prompt_tokens,
+            max_tokens,
+            runs,
+        } => print_json(&bench::generate(model, source, *prompt_tokens, *max_tokens, *runs).await?),
         BenchCmd::Actions { .. } | BenchCmd::Ask { .. } => Err(Error::Internal(
             "bench actions and bench ask run on an opened library".into(),
         )),

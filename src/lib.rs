@@ -27,6 +27,7 @@ pub mod library;
 pub mod liveness;
 pub mod llm;
 pub mod logging;
+pub mod models;
 pub mod redact;
 pub mod secrets;
 pub mod store;
@@ -197,6 +198,8 @@ impl Error {
                 | secrets::SecretError::BadEndpoint(_),
             ) => ErrorKind::InvalidInput,
             Error::Secret(_) => ErrorKind::Internal,
+            Error::Llm(llm::LlmError::LocalLoad { .. }) => ErrorKind::ModelMissing,
+            Error::Llm(llm::LlmError::LocalRun { .. }) => ErrorKind::Internal,
             Error::Llm(_) => ErrorKind::Remote,
             Error::Web(web::WebError::Disabled | web::WebError::NoKey) => ErrorKind::InvalidInput,
             Error::Web(_) => ErrorKind::Remote,

@@ -228,6 +228,13 @@ async fn no_answer_is_a_refusal_and_unreachable_or_slow_servers_are_clear_errors
     )
     .await;
     assert_eq!(turn.answer.status, Status::Refused);
+    // A refused draft still spent its tokens: they are counted (regression: usage was null).
+    let usage = turn
+        .answer
+        .usage
+        .clone()
+        .expect("usage of the refused draft");
+    assert_eq!((usage.prompt_tokens, usage.completion_tokens), (1000, 50));
 
     let closed = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     let port = closed.local_addr().unwrap().port();
@@ -267,10 +274,70 @@ async fn no_answer_is_a_refusal_and_unreachable_or_slow_servers_are_clear_errors
         )
         .await
         .unwrap_err();
-    assert!(
-        err.to_string().contains("did not answer within 1 s"),
-        "{err}"
+    assert!(err.to_string().contains("sent nothing for 1 s"), "{err}");
+}
+
+/// Streams `text` as llama-server does: chunked, the connection kept alive.
+fn chunked_stream(text: &str) -> Vec<u8> {
+    let mut body = String::new();
+    for w in text.split_inclusive(' ') {
+        let c = json!({"id": "c1", "object": "chat.completion.chunk", "created": 1, "model": "m",
+                       "choices": [{"index": 0, "delta": {"content": w}, "finish_reason": null}]});
+        body.push_str(&format!("data: {c}\n\n"));
+    }
+    body.push_str("data: [DONE]\n\n");
+    let mut out = b"HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ntransfer-encoding: chunked\r\nkeep-alive: timeout=5, max=100\r\n\r\n".to_vec();
+    out.extend_from_slice(format!("{:x}\r\n{body}\r\n0\r\n\r\n", body.len()).as_bytes());
+    out
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_corrective_retry_does_not_reuse_a_connection_the_server_has_dropped() {
+    // The first reply is malformed, so a corrective retry follows at once. The server keeps
+    // each connection open after its reply but drops it when a second request arrives on it
+    // (a server closing an idle keep-alive connection as the next request comes in); a new
+    // connection is served. Before the fix the retry went out on the old connection and the
+    // answer failed with "stream failed: error sending request".
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}/v1", listener.local_addr().unwrap());
+    let replies = Arc::new(Mutex::new(VecDeque::from(vec![
+        "An answer without its format.",
+        GOOD,
+    ])));
+    let connections = Arc::new(Mutex::new(0usize));
+    let (r, c) = (replies.clone(), connections.clone());
+    tokio::spawn(async move {
+        while let Ok((mut sock, _)) = listener.accept().await {
+            *c.lock().unwrap() += 1;
+            let r = r.clone();
+            tokio::spawn(async move {
+                if crate::common::read_request(&mut sock).await.is_none() {
+                    return;
+                }
+                let text = r.lock().unwrap().pop_front().unwrap_or("NO_ANSWER");
+                let _ = sock.write_all(&chunked_stream(text)).await;
+                // A second request on this connection: dropped unanswered.
+                let _ = crate::common::read_request(&mut sock).await;
+            });
+        }
+    });
+    let (t, p) = library(&url, 30).await;
+    let agent = Agent::new(&t.lib);
+    let turn = agent
+        .ask(
+            &p,
+            ask("What capital conservation buffer must a licensed bank hold?"),
+            &|_: &Event| {},
+        )
+        .await
+        .unwrap();
+    assert_eq!(turn.answer.status, Status::Answered, "{}", turn.answer.text);
+    assert_eq!(
+        *connections.lock().unwrap(),
+        2,
+        "one connection per request"
     );
+    assert!(replies.lock().unwrap().is_empty());
 }
 
 const AUDIT_REPLY: &str = r#"```json

@@ -13,6 +13,7 @@ mod hostile;
 mod ingest;
 mod isolation;
 mod lifecycle;
+mod local_model;
 mod openai;
 mod search;
 mod secrets;

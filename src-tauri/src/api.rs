@@ -124,6 +124,8 @@ pub enum AnswerMode {
     Openai,
     /// A local OpenAI-compatible server (Ollama, llama-server, vLLM).
     Local,
+    /// A GGUF model file run inside the app (no server, no network).
+    File,
 }
 
 /// Settings the UI edits.
@@ -138,6 +140,9 @@ pub struct UiSettings {
     /// Web search may be used (off by default).
     #[serde(default)]
     pub web_search: bool,
+    /// The GGUF file (mode `file`).
+    #[serde(default)]
+    pub model_file: String,
 }
 
 /// OpenAI's API.
@@ -564,9 +569,17 @@ impl Desk {
     /// Saves the settings and reopens the library with them (the loaded model is kept).
     pub async fn save_settings(&self, s: UiSettings) -> IpcResult<UiSettings> {
         let old = self.library().await?;
-        let mut settings = old.settings().clone();
+        if s.mode == AnswerMode::File {
+            // Checked (a GGUF with a chat template) and registered the way `models add` does.
+            if s.model_file.trim().is_empty() {
+                return Err(IpcError::invalid("choose a model file (.gguf) first"));
+            }
+            policypal::models::add(&self.dir, std::path::Path::new(s.model_file.trim()))?;
+        }
+        let mut settings = self.dir.load_settings()?;
         settings.llm = match s.mode {
             AnswerMode::Extractive => None,
+            AnswerMode::File => settings.llm.take(),
             AnswerMode::Openai | AnswerMode::Local => {
                 let mut llm = settings.llm.clone().unwrap_or_default();
                 llm.base_url = if s.mode == AnswerMode::Openai {
@@ -673,17 +686,25 @@ fn ui_settings(s: &Settings) -> UiSettings {
             base_url: "http://127.0.0.1:11434/v1".into(),
             models: LlmSettings::default().models,
             web_search,
+            model_file: String::new(),
         },
-        Some(l) => UiSettings {
-            mode: if l.base_url.trim_end_matches('/') == OPENAI_URL {
-                AnswerMode::Openai
-            } else {
-                AnswerMode::Local
-            },
-            base_url: l.base_url.clone(),
-            models: l.models.clone(),
-            web_search,
-        },
+        Some(l) => {
+            // Questions answered by a model file: the file mode.
+            let file = l.local_model(&l.model_for("inquire"));
+            UiSettings {
+                mode: if file.is_some() {
+                    AnswerMode::File
+                } else if l.base_url.trim_end_matches('/') == OPENAI_URL {
+                    AnswerMode::Openai
+                } else {
+                    AnswerMode::Local
+                },
+                base_url: l.base_url.clone(),
+                models: l.models.clone(),
+                web_search,
+                model_file: file.map(|f| f.display().to_string()).unwrap_or_default(),
+            }
+        }
     }
 }
 

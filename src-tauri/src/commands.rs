@@ -194,6 +194,23 @@ pub async fn page_text(
     desk.page_text(&id, page, &quote).await
 }
 
+/// Shows the file picker for a model file (GGUF); returns the chosen path.
+#[tauri::command]
+pub async fn pick_model_file(app: AppHandle) -> Option<String> {
+    tauri::async_runtime::spawn_blocking(move || {
+        app.dialog()
+            .file()
+            .set_title("Choose a model file")
+            .add_filter("GGUF models", &["gguf", "GGUF"])
+            .blocking_pick_file()
+    })
+    .await
+    .ok()
+    .flatten()
+    .and_then(|f| f.into_path().ok())
+    .map(|p| p.display().to_string())
+}
+
 /// Shows the file picker for PDFs; returns the chosen paths.
 #[tauri::command]
 pub async fn pick_pdfs(app: AppHandle) -> Vec<String> {

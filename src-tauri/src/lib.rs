@@ -57,6 +57,7 @@ pub fn run() -> ExitCode {
             commands::open_link,
             commands::page_text,
             commands::pick_pdfs,
+            commands::pick_model_file,
             commands::ask,
             commands::resume,
             commands::run_cancel,

@@ -345,6 +345,7 @@ async fn answering_mode_is_saved_validated_and_applied() {
         base_url: "ftp://127.0.0.1/v1".into(),
         models: Default::default(),
         web_search: false,
+        model_file: String::new(),
     };
     let err = desk.save_settings(s.clone()).await.unwrap_err();
     assert_eq!(kind(&err), IpcErrorKind::Core(ErrorKind::InvalidInput));
@@ -440,6 +441,50 @@ fn only_web_links_are_handed_to_the_browser() {
             "{bad}"
         );
     }
+}
+
+#[tokio::test]
+async fn a_model_file_is_checked_before_it_answers_and_shows_as_the_file_mode() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = data_dir(&tmp);
+    let desk = Desk::open(dir.clone()).await;
+    let base = desk.settings().await.unwrap();
+    let fake = tmp.path().join("handbook.gguf");
+    std::fs::write(&fake, b"%PDF-1.7").unwrap();
+    let err = desk
+        .save_settings(UiSettings {
+            mode: AnswerMode::File,
+            model_file: fake.display().to_string(),
+            ..base.clone()
+        })
+        .await
+        .unwrap_err();
+    assert_eq!(kind(&err), IpcErrorKind::Core(ErrorKind::ModelMissing));
+    assert!(
+        dir.load_settings().unwrap().llm.is_none(),
+        "nothing written"
+    );
+    // The real GGUF of the generative tests (scripts/test.sh fetches it).
+    let gguf = std::env::var("POLICYPAL_TEST_GGUF")
+        .expect("POLICYPAL_TEST_GGUF: run scripts/test.sh, which fetches the test model");
+    let saved = desk
+        .save_settings(UiSettings {
+            mode: AnswerMode::File,
+            model_file: gguf.clone(),
+            ..base
+        })
+        .await
+        .unwrap();
+    assert_eq!(saved.mode, AnswerMode::File);
+    let file = std::fs::canonicalize(&gguf).unwrap();
+    assert_eq!(saved.model_file, file.display().to_string());
+    assert!(desk.info().await.unwrap().llm_configured);
+    let llm = dir.load_settings().unwrap().llm.unwrap();
+    assert_eq!(
+        llm.local_model(&llm.model_for("audit")),
+        Some(file.as_path())
+    );
+    desk.close().await;
 }
 
 #[tokio::test]

@@ -239,15 +239,19 @@ pub(in crate::agent) async fn complete_parsed<T>(
     format: &str,
 ) -> Result<(T, Usage), Error> {
     let first = model.complete(name, messages, on_token).await?;
+    tracing::debug!(model = name, reply = %first.text, "model reply");
     let mut usage = first.usage.clone();
     match parse(&first.text) {
         Ok(p) => Ok((p, usage)),
         Err(why) => {
+            // The model sees what it replied and why it could not be used.
             let mut retry = messages.to_vec();
+            retry.push(crate::llm::Message::Assistant(first.text.clone()));
             retry.push(crate::llm::Message::User(format!(
                 "Your previous reply could not be used ({why}). Reply again in exactly the required format: {format}."
             )));
             let second = model.complete(name, &retry, &|_: &str| {}).await?;
+            tracing::debug!(model = name, reply = %second.text, "model reply after correction");
             usage.prompt_tokens += second.usage.prompt_tokens;
             usage.completion_tokens += second.usage.completion_tokens;
             usage.cost_usd += second.usage.cost_usd;
@@ -303,7 +307,12 @@ pub(in crate::agent) fn parse_generated(reply: &str) -> Result<ParsedReply, Stri
             no_answer: true,
         });
     }
-    let Some((answer, tail)) = trimmed.split_once("\n---") else {
+    // Small models often drop the --- line and put the JSON right after the answer (or in a
+    // code fence): the object that holds the citations ends the answer then.
+    let Some((answer, tail)) = trimmed
+        .split_once("\n---")
+        .or_else(|| split_at_citations(trimmed))
+    else {
         return Err("no --- line".into());
     };
     let tail = tail.trim().trim_start_matches('-').trim();
@@ -323,19 +332,40 @@ pub(in crate::agent) fn parse_generated(reply: &str) -> Result<ParsedReply, Stri
     }
     let t: Tail =
         serde_json::from_str(tail).map_err(|e| format!("the JSON after --- is invalid: {e}"))?;
-    let answer = answer.trim().to_owned();
+    let citations: Vec<(usize, String)> = t
+        .citations
+        .into_iter()
+        .map(|i| (i.passage, i.quote))
+        .collect();
+    let mut answer = answer.trim().to_owned();
     if answer.is_empty() {
-        return Err("the answer is empty".into());
+        if citations.is_empty() {
+            return Err("the answer is empty".into());
+        }
+        // A reply that is only its sources answers with them (grounding then keeps what
+        // verifies).
+        answer = citations
+            .iter()
+            .map(|(_, q)| q.trim())
+            .collect::<Vec<_>>()
+            .join(" ");
     }
     Ok(ParsedReply {
         answer,
-        citations: t
-            .citations
-            .into_iter()
-            .map(|i| (i.passage, i.quote))
-            .collect(),
+        citations,
         no_answer: false,
     })
+}
+
+/// A reply without the --- line split before the JSON object that holds `"citations"`.
+fn split_at_citations(reply: &str) -> Option<(&str, &str)> {
+    let key = reply.rfind("\"citations\"")?;
+    let open = reply[..key].rfind('{')?;
+    let answer = reply[..open]
+        .trim_end()
+        .trim_end_matches("```json")
+        .trim_end_matches("```");
+    Some((answer, &reply[open..]))
 }
 
 /// The profile's redaction policy for anything sent off the machine.
@@ -352,4 +382,33 @@ fn fenced_passage(fence: &str, n: usize, label: &str, page: u32, text: &str) -> 
         "<<<PASSAGE {n} {fence}>>> {label}, page {page}\n{}\n<<<END PASSAGE {n} {fence}>>>\n\n",
         text.replace(fence, "")
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_reply_without_its_separator_line_is_split_at_the_citations_object() {
+        let fenced = "Tenants must give two months' notice.\n```json\n{\"citations\": [{\"passage\": 2, \"quote\": \"two months' notice\"}]}\n```";
+        let p = parse_generated(fenced).unwrap();
+        assert_eq!(p.answer, "Tenants must give two months' notice.");
+        assert_eq!(p.citations, vec![(2, "two months' notice".to_owned())]);
+        let glued = "Keys are kept by the caretaker. {\"citations\": [{\"passage\": 1, \"quote\": \"the caretaker\"}]}";
+        assert_eq!(
+            parse_generated(glued).unwrap().answer,
+            "Keys are kept by the caretaker."
+        );
+        // The separator still wins when it is there; no JSON at all is still malformed.
+        let sep = "A {b} c.\n---\n{\"citations\": []}";
+        assert_eq!(parse_generated(sep).unwrap().answer, "A {b} c.");
+        assert!(parse_generated("Just prose, no sources.").is_err());
+        // Sources only: they are the answer.
+        let only = "{\"citations\": [{\"passage\": 1, \"quote\": \"Rent is due monthly.\"}]}";
+        assert_eq!(
+            parse_generated(only).unwrap().answer,
+            "Rent is due monthly."
+        );
+        assert!(parse_generated("{\"citations\": []}").is_err());
+    }
 }

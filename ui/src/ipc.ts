@@ -236,12 +236,13 @@ export const AppInfo = z.object({
 });
 export type AppInfo = z.infer<typeof AppInfo>;
 
-export const AnswerMode = z.enum(["extractive", "openai", "local"]);
+export const AnswerMode = z.enum(["extractive", "openai", "local", "file"]);
 export const UiSettings = z.object({
   mode: AnswerMode,
   base_url: z.string(),
   models: z.record(z.string(), z.string()),
   web_search: z.boolean().default(false),
+  model_file: z.string().default(""),
 });
 export type UiSettings = z.infer<typeof UiSettings>;
 
@@ -298,6 +299,7 @@ export const api = {
   pageText: (id: string, page: number, quote: string) => call(PageText, "page_text", { id, page, quote }),
   documentPdf: (id: string) => call(z.instanceof(ArrayBuffer), "document_pdf", { id }),
   pickPdfs: () => call(z.array(z.string()), "pick_pdfs"),
+  pickModelFile: () => call(z.string().nullable(), "pick_model_file"),
   openLink: (url: string) => call(Void, "open_link", { url }),
 
   ask: (

@@ -452,7 +452,8 @@ impl Agent<'_> {
                         citations: Vec::new(),
                         confidence: state.answer.as_ref().and_then(|a| a.confidence.clone()),
                         options: interrupt.options.clone(),
-                        usage: None,
+                        // Tokens a model spent on the draft this replaces are still counted.
+                        usage: state.answer.as_ref().and_then(|a| a.usage.clone()),
                         audit: None,
                     };
                     state.answer = Some(answer);

@@ -408,6 +408,7 @@ impl Agent<'_> {
             });
             state.answer = Some(Answer {
                 confidence: Some(confidence),
+                usage: answer.usage.clone(),
                 ..refusal("I don't have enough information in the library to answer that question.")
             });
             return Transition::Interrupt(

@@ -173,11 +173,11 @@ pub fn coverage(terms: &HashMap<String, f32>, text: &str) -> f32 {
         return 0.0;
     }
     let have = stems(text);
+    // A fold from +0 (an empty `sum` of floats is -0, shown as "-0%").
     terms
         .iter()
         .filter(|(t, _)| have.contains(*t))
-        .map(|(_, w)| *w)
-        .sum::<f32>()
+        .fold(0.0, |acc, (_, w)| acc + w)
         / total
 }
 
@@ -563,6 +563,8 @@ mod tests {
                 &evidence[0].text
             ) < 0.3
         );
+        let none = coverage(&terms, "Nothing in common here.");
+        assert!(none == 0.0 && none.is_sign_positive(), "{none}");
     }
 
     #[test]

@@ -15,6 +15,7 @@
 use std::sync::LazyLock;
 
 use super::lexicon;
+use super::text::content_terms;
 use super::{Pattern, matches, regex};
 
 /// What kind of value an ask wants.
@@ -101,16 +102,26 @@ static BOUNDARY: Pattern = LazyLock::new(|| {
 });
 /// The first interrogative of an ask and the words after it.
 static INTERROGATIVE: Pattern = LazyLock::new(|| {
-    regex(r"(?i)\b(how|what|which|who|whom|whose|when|where|why)\b((?:\s+[\w'’/-]+){0,6})")
+    regex(r"(?i)\b(how|what|which|who|whom|whose|when|where|why)\b((?:\s+[\w'’/-]+){0,8})")
 });
 static TIME_UNIT: Pattern = LazyLock::new(|| {
     regex(r"(?i)^(?:seconds?|minutes?|hours?|days?|weeks?|months?|years?|quarters?)$")
 });
 static MONEY_VERB: Pattern = LazyLock::new(|| regex(r"(?i)\b(pay|paid|cost|costs|charge\w*)\b"));
 
-/// Reads the asks of a question.
-pub fn asks(question: &str) -> Asks {
-    let mut out = Asks::default();
+/// One ask of a question: its words and the kind of value it wants (`None`: an open ask,
+/// answered by prose).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Ask<'a> {
+    /// The ask's part of the question.
+    pub text: &'a str,
+    /// The kind of value it wants.
+    pub kind: Option<Kind>,
+}
+
+/// Splits a question into its asks, in order.
+pub fn split(question: &str) -> Vec<Ask<'_>> {
+    let mut out = Vec::new();
     let Some(boundary) = BOUNDARY.as_ref() else {
         return out;
     };
@@ -129,11 +140,23 @@ pub fn asks(question: &str) -> Asks {
     }
     starts.push(question.len());
     for w in starts.windows(2) {
-        let part = question[w[0]..w[1]].trim();
-        if part.chars().filter(|c| c.is_alphabetic()).count() < 3 {
+        let text = question[w[0]..w[1]].trim();
+        if text.chars().filter(|c| c.is_alphabetic()).count() < 3 {
             continue;
         }
-        match kind_of(part) {
+        out.push(Ask {
+            text,
+            kind: kind_of(text),
+        });
+    }
+    out
+}
+
+/// Reads the asks of a question.
+pub fn asks(question: &str) -> Asks {
+    let mut out = Asks::default();
+    for ask in split(question) {
+        match ask.kind {
             Some(k) => out.values.push(k),
             None => out.open += 1,
         }
@@ -178,7 +201,8 @@ fn kind_of(ask: &str) -> Option<Kind> {
             ),
             _ => None,
         },
-        // "What (is|are) (the|a) [two modifiers] NOUN": the head noun names the value. Not
+        // "What (is|are) (the|a) [modifiers] NOUN": the head of the noun phrase — its last
+        // word before a function word ("for", "does", "of") ends it — names the value. Not
         // "which": "which price applies" chooses among things, it does not ask for an amount.
         "what" => {
             let mut i = 0;
@@ -188,12 +212,11 @@ fn kind_of(ask: &str) -> Option<Kind> {
             if matches!(word(i), "the" | "a" | "an") {
                 i += 1;
             }
-            (i..i + 3).find_map(|j| {
-                VALUE_NOUNS
-                    .iter()
-                    .find(|(n, _)| *n == word(j))
-                    .map(|(_, k)| *k)
-            })
+            let phrase = rest[i.min(rest.len())..].iter().take_while(|w| {
+                !content_terms(w).is_empty() || VALUE_NOUNS.iter().any(|(n, _)| n == *w)
+            });
+            let head = phrase.last()?;
+            VALUE_NOUNS.iter().find(|(n, _)| n == head).map(|(_, k)| *k)
         }
         _ => None,
     }
@@ -320,6 +343,23 @@ mod tests {
         assert_eq!(
             kinds("What must a retailer do when a customer disputes the price of an item?"),
             (vec![], 1)
+        );
+        // A value noun after the head of the phrase ("purpose of the fee") is not asked for.
+        assert_eq!(
+            kinds("What is the purpose of the annual fee for members?"),
+            (vec![], 1)
+        );
+    }
+
+    #[test]
+    fn the_head_of_a_long_noun_phrase_names_the_value() {
+        assert_eq!(
+            kinds("What is the largest permitted cargo container size for the ferry?"),
+            (vec![Kind::Number], 0)
+        );
+        assert_eq!(
+            kinds("What is the oldest supported firmware version?"),
+            (vec![Kind::Number], 0)
         );
     }
 

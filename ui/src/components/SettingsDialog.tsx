@@ -142,6 +142,7 @@ function ModeSection() {
             ["extractive", "Extractive — verbatim sentences from your documents; no model, fully offline"],
             ["openai", "OpenAI — answers written by OpenAI's models (needs an API key and internet)"],
             ["local", "Local server — any OpenAI-compatible server (Ollama, llama.cpp, vLLM)"],
+            ["file", "Model file — a GGUF model run inside PolicyPal (offline, no server)"],
           ] as const
         ).map(([m, label]) => (
           <label key={m} className="flex items-center gap-2">
@@ -150,7 +151,34 @@ function ModeSection() {
           </label>
         ))}
       </div>
-      {draft.mode !== "extractive" && (
+      {draft.mode === "file" && (
+        <div className="mt-3 grid grid-cols-[140px_1fr] items-center gap-x-3 gap-y-2">
+          <label htmlFor="model-file">Model file</label>
+          <div className="flex gap-2">
+            <input
+              id="model-file"
+              className="flex-1 rounded border px-2 py-1 font-mono text-xs"
+              value={draft.model_file}
+              placeholder="/path/to/model.gguf"
+              onChange={(e) => setDraft({ ...draft, model_file: e.target.value })}
+            />
+            <button
+              className="rounded-md border px-3 py-1 hover:bg-slate-50"
+              onClick={() => {
+                void api
+                  .pickModelFile()
+                  .then((f) => f && setDraft({ ...draft, model_file: f }))
+                  .catch(toast.error);
+              }}
+            >
+              Browse…
+            </button>
+          </div>
+          <span />
+          <p className="text-xs text-slate-500">Every action answers with this model, on this computer. Loading takes a few seconds; it is freed after five minutes without use.</p>
+        </div>
+      )}
+      {(draft.mode === "openai" || draft.mode === "local") && (
         <div className="mt-3 grid grid-cols-[140px_1fr] items-center gap-x-3 gap-y-2">
           {draft.mode === "local" && (
             <>

@@ -1,9 +1,13 @@
 //! Benchmarks: ingestion throughput per stage, the encoder's quality against f32, and
-//! hybrid-search latency by library size.
+//! hybrid-search latency by library size; a local model's speed in [`generate`].
 //!
 //! Owns: measuring the real pipeline (real PDFs, the real model, real SQLite and LanceDB in a
 //! throw-away data directory) and returning the numbers as plain data; the CLI prints them as
 //! JSON. Must not: be used by tests as a timing assertion (speed targets live here only).
+
+mod generate;
+
+pub use generate::{GenerateBench, generate};
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
