@@ -150,6 +150,8 @@ pub struct Hit {
     pub text_rank: Option<usize>,
     /// Fused score (see [`fuse`]); higher is better.
     pub score: f32,
+    /// It holds verbatim an identifier (clause number) the query names (see [`fuse`]).
+    pub holds_identifier: bool,
 }
 
 /// Handle to the LanceDB chunks table.
@@ -910,6 +912,7 @@ impl ChunkIndex {
                     vector_rank: h.vector_rank,
                     text_rank: h.text_rank,
                     score: h.score,
+                    holds_identifier: h.holds_identifier,
                     ..data
                 })
             })
@@ -961,6 +964,7 @@ impl Hit {
             vector_rank: Some(rank),
             text_rank: None,
             score: 0.0,
+            holds_identifier: false,
         }
     }
 }
@@ -1006,12 +1010,9 @@ pub fn fuse(
                 0.0
             };
             let vector = h.vector_score.unwrap_or(vector_floor);
-            let boost = std::env::var("PP_IB")
-                .ok()
-                .and_then(|v| v.parse().ok())
-                .unwrap_or(IDENTIFIER_BOOST);
-            let boost = if holding.contains(&h.chunk_id) {
-                boost
+            h.holds_identifier = holding.contains(&h.chunk_id);
+            let boost = if h.holds_identifier {
+                IDENTIFIER_BOOST
             } else {
                 0.0
             };
@@ -1074,6 +1075,7 @@ fn read_hits(batches: &[RecordBatch], profile_id: &str) -> Result<Vec<Hit>, Inde
                 vector_rank: None,
                 text_rank: None,
                 score: 0.0,
+                holds_identifier: false,
             });
         }
     }

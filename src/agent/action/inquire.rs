@@ -24,7 +24,8 @@ const PER_DOCUMENT: usize = 5;
 /// Most passages kept as evidence in all: what sentence choice and confidence look at.
 const MAX_EVIDENCE: usize = 12;
 /// Adaptive k: a passage whose vector similarity is below this *and* that full text ranked
-/// below [`MAX_TEXT_RANK`] (or not at all) is dropped as noise. Raising it drops more weak
+/// below [`MAX_TEXT_RANK`] (or not at all) is dropped as noise — unless it holds a clause
+/// number the question names, which no similarity measures. Raising it drops more weak
 /// paraphrases; lowering it lets unrelated passages into the evidence.
 const MIN_VECTOR_SCORE: f32 = 0.2;
 /// See [`MIN_VECTOR_SCORE`]: full-text ranks up to this keep a passage whatever its vector.
@@ -283,6 +284,7 @@ impl Agent<'_> {
             }
             if h.hit.vector_score.unwrap_or(0.0) < MIN_VECTOR_SCORE
                 && h.hit.text_rank.is_none_or(|r| r > MAX_TEXT_RANK)
+                && !h.hit.holds_identifier
             {
                 continue;
             }

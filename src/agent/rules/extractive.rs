@@ -56,6 +56,11 @@ pub fn anchors(question: &str) -> Vec<String> {
     for raw in question.split_whitespace() {
         let visible: String = raw.chars().filter(|c| !is_invisible(*c)).collect();
         let w = visible.trim_matches(|c: char| !c.is_alphanumeric() && c != '+');
+        // A possessive names the thing itself ("paragraph 27's" is paragraph 27).
+        let w = w
+            .strip_suffix("'s")
+            .or_else(|| w.strip_suffix("’s"))
+            .unwrap_or(w);
         let letters: Vec<char> = w.chars().filter(|c| c.is_alphabetic()).collect();
         let acronym = letters.len() >= 2
             && letters.iter().all(|c| c.is_uppercase())
@@ -503,6 +508,15 @@ mod tests {
             vec!["31".to_owned()]
         );
         assert!(anchors("What does paragraph (2)(c) add?").is_empty());
+    }
+
+    #[test]
+    fn a_possessive_is_read_as_the_thing_it_belongs_to() {
+        assert!(anchors("Does paragraph 27's test apply to a tenant?").is_empty());
+        assert_eq!(
+            anchors("Is the FCA's rule stricter?"),
+            vec!["FCA".to_owned()]
+        );
     }
 
     #[test]
