@@ -31,6 +31,15 @@ const MIN_VECTOR_SCORE: f32 = 0.2;
 /// See [`MIN_VECTOR_SCORE`]: full-text ranks up to this keep a passage whatever its vector.
 const MAX_TEXT_RANK: usize = 10;
 
+/// A retrieved passage too weak to be evidence: a poor vector match that full text did not
+/// rank high either, and that holds no clause number the question names (see
+/// [`MIN_VECTOR_SCORE`]).
+fn is_noise(hit: &crate::index::Hit) -> bool {
+    hit.vector_score.unwrap_or(0.0) < MIN_VECTOR_SCORE
+        && hit.text_rank.is_none_or(|r| r > MAX_TEXT_RANK)
+        && !hit.holds_identifier
+}
+
 /// One candidate sentence of an extractive answer with the signals its score is made of.
 #[derive(Debug, Clone, serde::Serialize)]
 pub struct SentenceSignals {
@@ -282,10 +291,7 @@ impl Agent<'_> {
             if *n >= per_document || evidence.len() >= MAX_EVIDENCE {
                 continue;
             }
-            if h.hit.vector_score.unwrap_or(0.0) < MIN_VECTOR_SCORE
-                && h.hit.text_rank.is_none_or(|r| r > MAX_TEXT_RANK)
-                && !h.hit.holds_identifier
-            {
+            if is_noise(&h.hit) {
                 continue;
             }
             *n += 1;
@@ -512,5 +518,45 @@ fn left_out(g: &grounding::Grounded) -> String {
         )
         .trim_start()
         .to_owned(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn hit(
+        vector: Option<f32>,
+        text_rank: Option<usize>,
+        holds_identifier: bool,
+    ) -> crate::index::Hit {
+        crate::index::Hit {
+            chunk_id: "d:1".into(),
+            document_id: "d".into(),
+            page_start: 1,
+            page_end: 1,
+            chunk_index: 1,
+            char_start: 0,
+            char_end: 10,
+            heading: String::new(),
+            text: "4.2.7 A firm must notify the supervisor.".into(),
+            vector_score: vector,
+            text_score: None,
+            vector_rank: None,
+            text_rank,
+            score: 0.2,
+            holds_identifier,
+        }
+    }
+
+    #[test]
+    fn a_passage_found_only_by_its_clause_number_is_evidence_not_noise() {
+        // Regression: the identifier lookup's passages have no vector or full-text score; they
+        // were dropped here and the clause number was then reported missing from the library.
+        assert!(!is_noise(&hit(None, None, true)));
+        assert!(is_noise(&hit(None, None, false)));
+        assert!(is_noise(&hit(Some(0.1), Some(MAX_TEXT_RANK + 1), false)));
+        assert!(!is_noise(&hit(Some(0.1), Some(3), false)));
+        assert!(!is_noise(&hit(Some(0.5), None, false)));
     }
 }
