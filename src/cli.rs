@@ -347,16 +347,19 @@ pub enum ThreadsCmd {
         /// Thread id.
         thread: String,
     },
-    /// Export a conversation.
+    /// Export a conversation (Markdown, JSON or a PDF report).
     Export {
         /// Thread id.
         thread: String,
         /// Format.
-        #[arg(long, value_parser = ["md", "json"], default_value = "md")]
+        #[arg(long, value_parser = ["md", "json", "pdf"], default_value = "md")]
         format: String,
         /// Export only this answer (for example one audit) with the request it answers.
         #[arg(long)]
         message: Option<String>,
+        /// Write to this file instead of standard output.
+        #[arg(long)]
+        out: Option<PathBuf>,
     },
 }
 
@@ -1403,16 +1406,32 @@ async fn run_threads(
             thread,
             format,
             message,
+            out,
         } => {
             let view = match message {
                 Some(m) => agent.turn_view(profile, thread, m).await?,
                 None => agent.thread(profile, thread).await?,
             };
-            if format == "json" {
-                print_json(&view)
-            } else {
-                println!("{}", crate::agent::render_markdown(&view));
-                Ok(())
+            let body = match format.as_str() {
+                "json" => {
+                    serde_json::to_vec_pretty(&view).map_err(|e| Error::Internal(e.to_string()))?
+                }
+                "pdf" => crate::report::thread_pdf(&view, &profile.name, &crate::report::now())?,
+                _ => crate::agent::render_markdown(&view).into_bytes(),
+            };
+            match out {
+                Some(path) => std::fs::write(path, &body).map_err(|source| Error::File {
+                    path: path.clone(),
+                    source,
+                }),
+                None => {
+                    let end: &[u8] = if format == "pdf" { b"" } else { b"\n" };
+                    let mut stdout = std::io::stdout().lock();
+                    stdout
+                        .write_all(&body)
+                        .and_then(|()| stdout.write_all(end))
+                        .map_err(|e| Error::Internal(format!("standard output: {e}")))
+                }
             }
         }
     }

@@ -29,6 +29,7 @@ pub mod llm;
 pub mod logging;
 pub mod models;
 pub mod redact;
+pub mod report;
 pub mod secrets;
 pub mod store;
 pub mod web;

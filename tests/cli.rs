@@ -432,3 +432,84 @@ fn an_audit_in_the_terminal_ends_with_its_verdict_and_severity_badges() {
         "{badges}"
     );
 }
+
+#[test]
+fn an_audit_exports_as_a_pdf_report_that_a_pdf_reader_reads_back() {
+    let tmp = tempfile::tempdir().unwrap();
+    let d = tmp.path();
+    let f = fixture("capital-2024.pdf");
+    let (code, v) = run(d, &["ingest", f.to_str().unwrap()]);
+    assert_eq!(code, 0, "{v}");
+    let id = v[0]["document"]["id"].as_str().unwrap().to_owned();
+    let (code, v) = run(
+        d,
+        &[
+            "ask",
+            "--action",
+            "audit",
+            "--doc",
+            &id,
+            "Audit this memo.\n\nOur bank maintains a minimum total capital ratio of 6 per cent of its risk-weighted assets.",
+        ],
+    );
+    assert_eq!(code, 0, "{v}");
+    let (thread, message) = (
+        v["thread_id"].as_str().unwrap().to_owned(),
+        v["message_id"].as_str().unwrap().to_owned(),
+    );
+    let report = d.join("audit.pdf");
+    let out = pp(d)
+        .args([
+            "threads",
+            "export",
+            &thread,
+            "--message",
+            &message,
+            "--format",
+            "pdf",
+            "--out",
+        ])
+        .arg(&report)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let bytes = std::fs::read(&report).unwrap();
+    assert!(bytes.starts_with(b"%PDF-"));
+    // Read back the way a PDF viewer shows it (poppler), not by our own extractor.
+    let text = Command::new("pdftotext")
+        .args(["-layout"])
+        .arg(&report)
+        .arg("-")
+        .output()
+        .unwrap();
+    assert!(text.status.success());
+    let text = String::from_utf8_lossy(&text.stdout);
+    let flat = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    for expected in [
+        "profile default",
+        "Question",
+        "Audit: Major violations",
+        "Severity",
+        "High",
+        "capital-2024, p. 1",
+        "6 per cent",
+        "8 per cent",
+        "Sources",
+    ] {
+        assert!(
+            flat.contains(expected),
+            "{expected:?} not in the report:\n{text}"
+        );
+    }
+    assert!(flat.replace(' ', "").contains("1/1"), "page number: {text}");
+    // To standard output without --out: the same kind of file.
+    let out = pp(d)
+        .args(["threads", "export", &thread, "--format", "pdf"])
+        .output()
+        .unwrap();
+    assert!(out.status.success() && out.stdout.starts_with(b"%PDF-"));
+}

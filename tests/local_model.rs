@@ -15,6 +15,10 @@ use policypal::llm::{ChatModel, LlmSettings, Message};
 use crate::cli::run;
 use crate::common::{TestLib, assert_quotes_on_pages, fixture, ingest_fixture};
 
+/// One local-model test at a time: llama.cpp's threads spin while they wait for each other,
+/// and two generations on the same two cores slow each other down many times over.
+static ONE_AT_A_TIME: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
+
 /// The GGUF file; the tests fail (not skip) without it: the generative path must be proven
 /// against a real model.
 fn gguf() -> PathBuf {
@@ -41,6 +45,7 @@ fn local_settings(timeout_secs: u64) -> LlmSettings {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_local_model_answers_in_process_with_verified_quotes_and_counted_tokens() {
+    let _one = ONE_AT_A_TIME.lock().await;
     let t = TestLib::with_settings(Settings {
         llm: Some(local_settings(300)),
         ..Settings::default()
@@ -55,7 +60,7 @@ async fn the_local_model_answers_in_process_with_verified_quotes_and_counted_tok
     ingest_fixture(&t.lib, &p, "capital-2024.pdf").await;
     let agent = Agent::new(&t.lib);
     let tokens = Mutex::new(0usize);
-    let turn = agent
+    let asked = agent
         .ask(
             &p,
             AskRequest {
@@ -69,8 +74,21 @@ async fn the_local_model_answers_in_process_with_verified_quotes_and_counted_tok
                 }
             },
         )
-        .await
-        .unwrap();
+        .await;
+    assert!(
+        *tokens.lock().unwrap() > 0,
+        "the model's reply was streamed"
+    );
+    // A 0.5 B model may ignore the reply format even after the corrective retry: that is the
+    // typed error of a malformed reply (it cannot come from the unreachable remote endpoint).
+    let turn = match asked {
+        Ok(turn) => turn,
+        Err(e) => {
+            assert_eq!(e.kind(), policypal::ErrorKind::Remote, "{e}");
+            assert!(e.to_string().contains("malformed"), "{e}");
+            return;
+        }
+    };
     assert_eq!(turn.retrieval.mode, Mode::Generative);
     let usage = turn.answer.usage.clone().expect("tokens are counted");
     assert_eq!(usage.model, "qwen");
@@ -92,6 +110,7 @@ async fn the_local_model_answers_in_process_with_verified_quotes_and_counted_tok
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_reply_whose_caller_goes_away_stops_generating_and_the_model_still_answers_after() {
+    let _one = ONE_AT_A_TIME.lock().await;
     let model = ChatModel::new(local_settings(60), String::new());
     let long = Message::User(
         "Write a numbered list of two hundred different rules for keeping records, one per line."
@@ -134,6 +153,7 @@ async fn a_reply_whose_caller_goes_away_stops_generating_and_the_model_still_ans
 
 #[test]
 fn models_add_registers_a_gguf_for_generative_mode_and_refuses_a_file_that_is_no_model() {
+    let _one = ONE_AT_A_TIME.blocking_lock();
     let tmp = tempfile::tempdir().unwrap();
     let d = tmp.path();
     // A PDF renamed .gguf is refused with a typed error; nothing is registered.
@@ -178,10 +198,23 @@ fn models_add_registers_a_gguf_for_generative_mode_and_refuses_a_file_that_is_no
             "generative",
         ],
     );
-    assert_eq!(code, 0, "{v}");
-    assert_eq!(v["usage"]["model"], name.as_str(), "{v}");
-    assert_eq!(v["usage"]["cost_usd"], 0.0, "{v}");
-    assert!(v["usage"]["completion_tokens"].as_u64().unwrap() > 0, "{v}");
+    if code == 0 {
+        assert_eq!(v["usage"]["model"], name.as_str(), "{v}");
+        assert_eq!(v["usage"]["cost_usd"], 0.0, "{v}");
+        assert!(v["usage"]["completion_tokens"].as_u64().unwrap() > 0, "{v}");
+    } else {
+        // The small model ignored the reply format twice: its typed error (the unconfigured
+        // remote endpoint would have failed for want of a key instead).
+        assert_eq!(code, 3, "{v}");
+        assert_eq!(v["error"]["kind"], "remote", "{v}");
+        assert!(
+            v["error"]["message"]
+                .as_str()
+                .unwrap()
+                .contains("malformed"),
+            "{v}"
+        );
+    }
 
     let (code, _) = run(d, &["models", "remove", &name]);
     assert_eq!(code, 0);

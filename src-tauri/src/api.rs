@@ -538,13 +538,13 @@ impl Desk {
             .await?)
     }
 
-    /// A conversation as Markdown or JSON.
+    /// A conversation (or one answer) as Markdown, JSON or a PDF report.
     pub async fn export_thread(
         &self,
         id: &str,
         message_id: Option<&str>,
         format: ExportFormat,
-    ) -> IpcResult<String> {
+    ) -> IpcResult<Vec<u8>> {
         let (lib, p) = (self.library().await?, self.profile().await?);
         let agent = Agent::new(&lib);
         let view = match message_id {
@@ -552,9 +552,15 @@ impl Desk {
             None => agent.thread(&p, id).await?,
         };
         match format {
-            ExportFormat::Markdown => Ok(policypal::agent::render_markdown(&view)),
-            ExportFormat::Json => serde_json::to_string_pretty(&view)
-                .map_err(|e| Error::Internal(e.to_string()).into()),
+            ExportFormat::Markdown => Ok(policypal::agent::render_markdown(&view).into_bytes()),
+            ExportFormat::Json => {
+                serde_json::to_vec_pretty(&view).map_err(|e| Error::Internal(e.to_string()).into())
+            }
+            ExportFormat::Pdf => Ok(policypal::report::thread_pdf(
+                &view,
+                &p.name,
+                &policypal::report::now(),
+            )?),
         }
     }
 
@@ -662,6 +668,8 @@ pub enum ExportFormat {
     Markdown,
     /// The thread's full structure.
     Json,
+    /// A PDF report (title, date, profile, answers, findings table, citations).
+    Pdf,
 }
 
 /// Removes a run's cancel flag when the run ends, however it ends.

@@ -311,6 +311,7 @@ pub async fn thread_export(
     let (ext, name) = match format {
         ExportFormat::Markdown => ("md", "Markdown"),
         ExportFormat::Json => ("json", "JSON"),
+        ExportFormat::Pdf => ("pdf", "PDF report"),
     };
     let path = tauri::async_runtime::spawn_blocking(move || {
         app.dialog()

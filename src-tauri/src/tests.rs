@@ -223,15 +223,22 @@ async fn answers_stream_and_reopened_history_needs_no_model() {
         .export_thread(&turn.thread_id, None, ExportFormat::Markdown)
         .await
         .unwrap();
+    let md = String::from_utf8(md).unwrap();
     assert!(md.contains("page"), "{md}");
     // One answer alone: its question and the answer, nothing else.
     let one = desk
         .export_thread(&turn.thread_id, Some(&turn.message_id), ExportFormat::Json)
         .await
         .unwrap();
-    let one: serde_json::Value = serde_json::from_str(&one).unwrap();
+    let one: serde_json::Value = serde_json::from_slice(&one).unwrap();
     assert_eq!(one["messages"].as_array().unwrap().len(), 2);
     assert_eq!(one["messages"][1]["id"], turn.message_id.as_str());
+    // And as a PDF report.
+    let pdf = desk
+        .export_thread(&turn.thread_id, Some(&turn.message_id), ExportFormat::Pdf)
+        .await
+        .unwrap();
+    assert!(pdf.starts_with(b"%PDF-") && pdf.len() > 1000);
     desk.close().await;
 
     // Reopen with the model gone: the conversation is restored whole, offline.

@@ -330,13 +330,21 @@ pub(in crate::agent) fn parse_generated(reply: &str) -> Result<ParsedReply, Stri
         passage: usize,
         quote: String,
     }
-    let t: Tail =
-        serde_json::from_str(tail).map_err(|e| format!("the JSON after --- is invalid: {e}"))?;
-    let citations: Vec<(usize, String)> = t
-        .citations
-        .into_iter()
-        .map(|i| (i.passage, i.quote))
-        .collect();
+    let citations: Vec<(usize, String)> = match serde_json::from_str::<Tail>(tail) {
+        Ok(t) => t
+            .citations
+            .into_iter()
+            .map(|i| (i.passage, i.quote))
+            .collect(),
+        // A reply cut short (the token cap) keeps the citations it finished.
+        Err(e) => {
+            let whole = complete_citations(tail);
+            if whole.is_empty() {
+                return Err(format!("the JSON after --- is invalid: {e}"));
+            }
+            whole
+        }
+    };
     let mut answer = answer.trim().to_owned();
     if answer.is_empty() {
         if citations.is_empty() {
@@ -355,6 +363,29 @@ pub(in crate::agent) fn parse_generated(reply: &str) -> Result<ParsedReply, Stri
         citations,
         no_answer: false,
     })
+}
+
+/// One whole citation object of a reply's JSON tail: its passage number and its quote (a JSON
+/// string, escapes included).
+static CITATION_ITEM: crate::agent::rules::Pattern = std::sync::LazyLock::new(|| {
+    crate::agent::rules::regex(
+        r#"\{\s*"passage"\s*:\s*(\d+)\s*,\s*"quote"\s*:\s*("(?:[^"\\]|\\.)*")\s*\}"#,
+    )
+});
+
+/// The citation objects of a JSON tail that are whole (`{"passage": n, "quote": "…"}`), in
+/// order; what a reply cut off inside its JSON still says.
+fn complete_citations(tail: &str) -> Vec<(usize, String)> {
+    let Some(re) = CITATION_ITEM.as_ref() else {
+        return Vec::new();
+    };
+    re.captures_iter(tail)
+        .filter_map(|c| {
+            let n = c.get(1)?.as_str().parse().ok()?;
+            let quote: String = serde_json::from_str(c.get(2)?.as_str()).ok()?;
+            Some((n, quote))
+        })
+        .collect()
 }
 
 /// A reply without the --- line split before the JSON object that holds `"citations"`.
@@ -389,6 +420,11 @@ mod tests {
     use super::*;
 
     #[test]
+    fn every_pattern_compiles() {
+        assert!(crate::agent::rules::all_compile(&[&CITATION_ITEM]));
+    }
+
+    #[test]
     fn a_reply_without_its_separator_line_is_split_at_the_citations_object() {
         let fenced = "Tenants must give two months' notice.\n```json\n{\"citations\": [{\"passage\": 2, \"quote\": \"two months' notice\"}]}\n```";
         let p = parse_generated(fenced).unwrap();
@@ -410,5 +446,10 @@ mod tests {
             "Rent is due monthly."
         );
         assert!(parse_generated("{\"citations\": []}").is_err());
+        // Cut off inside its JSON (the token cap): the finished citations are kept.
+        let cut = "Dues are paid yearly.\n---\n{\"citations\": [{\"passage\": 3, \"quote\": \"paid \\\"yearly\\\"\"}, {\"passage\": 1, \"quote\": \"and so on and so";
+        let p = parse_generated(cut).unwrap();
+        assert_eq!(p.citations, vec![(3, "paid \"yearly\"".to_owned())]);
+        assert!(parse_generated("A.\n---\n{\"citations\": [{\"passage\": 1, \"quo").is_err());
     }
 }

@@ -88,6 +88,7 @@ pub async fn generate(
         let s = tokio::task::spawn_blocking(move || {
             local::generate(
                 &m,
+                local::IDLE_UNLOAD,
                 &msgs,
                 max_tokens,
                 &|_: &str| {},

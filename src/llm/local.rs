@@ -2,7 +2,7 @@
 //! server and no network.
 //!
 //! Owns: the llama.cpp backend (one per process), loading a model file (kept while it is used,
-//! unloaded after [`IDLE_UNLOAD`] without use), the chat template the file carries, greedy
+//! unloaded after a time without use, 5 minutes by default), the chat template the file carries, greedy
 //! generation streamed token by token on a blocking thread with every core, cancellation (the
 //! caller drops the future: `llm` does at its time limit), token counts and timings. Must not: know
 //! prompts about documents, price tokens (a local token costs nothing) or reach the network.
@@ -23,10 +23,12 @@ use serde::Serialize;
 
 use super::{Completion, LlmError, MAX_REPLY_TOKENS, Message};
 
-/// A loaded model is freed after this long without use: a 0.5–8 B model holds 0.5–6 GB that
-/// the rest of the workstation needs back. Longer keeps follow-ups fast, shorter frees memory
-/// sooner.
+/// By default a loaded model is freed after this long without use (`llm.local_idle_secs`): a
+/// 0.5–8 B model holds 0.5–6 GB that the rest of the workstation needs back. Longer keeps
+/// follow-ups fast, shorter frees memory sooner.
 pub const IDLE_UNLOAD: Duration = Duration::from_secs(300);
+/// The unloading thread looks at the loaded model at least this often.
+const UNLOAD_CHECK: Duration = Duration::from_secs(15);
 /// Prompt tokens per decode call (llama.cpp's default batch).
 const BATCH: usize = 512;
 
@@ -69,6 +71,8 @@ struct Loaded {
     path: PathBuf,
     model: Arc<LlamaModel>,
     last_used: Instant,
+    /// Freed after this long without use.
+    idle: Duration,
 }
 
 /// The process's llama.cpp backend (it can be started once per process) and the loaded model.
@@ -96,21 +100,26 @@ fn runtime() -> Result<&'static Runtime, String> {
         .map_err(Clone::clone)
 }
 
-/// Frees the loaded model once it has been idle for [`IDLE_UNLOAD`] and nothing uses it.
+/// Frees the loaded model once it has been idle for its time and nothing uses it.
 fn unload_when_idle() {
+    let mut wait = Duration::from_secs(1);
     loop {
-        std::thread::sleep(Duration::from_secs(15));
+        std::thread::sleep(wait);
         let Some(Ok(rt)) = RUNTIME.get() else {
             continue;
         };
         let mut slot = rt.loaded.lock().unwrap_or_else(|e| e.into_inner());
-        let idle = slot.as_ref().is_some_and(|l| {
-            l.last_used.elapsed() >= IDLE_UNLOAD && Arc::strong_count(&l.model) == 1
-        });
+        let idle = slot
+            .as_ref()
+            .is_some_and(|l| l.last_used.elapsed() >= l.idle && Arc::strong_count(&l.model) == 1);
         if idle {
             tracing::info!("local model unloaded after being idle");
             *slot = None;
         }
+        // Nothing loaded: look again soon (the next load may set a short idle time).
+        wait = slot.as_ref().map_or(Duration::from_secs(1), |l| {
+            (l.idle / 2).clamp(Duration::from_millis(100), UNLOAD_CHECK)
+        });
     }
 }
 
@@ -175,11 +184,17 @@ fn check_magic(path: &Path) -> Result<(), LlmError> {
 }
 
 /// The model of `path`, loaded now unless it is loaded already (another model is unloaded
-/// first: two would hold twice the memory); the load time in milliseconds (0 when cached).
-fn model(rt: &'static Runtime, path: &Path) -> Result<(Arc<LlamaModel>, f64), LlmError> {
+/// first: two would hold twice the memory), to be freed after `idle` without use; the load
+/// time in milliseconds (0 when cached).
+fn model(
+    rt: &'static Runtime,
+    path: &Path,
+    idle: Duration,
+) -> Result<(Arc<LlamaModel>, f64), LlmError> {
     let mut slot = rt.loaded.lock().unwrap_or_else(|e| e.into_inner());
     if let Some(l) = slot.as_mut().filter(|l| l.path == path) {
         l.last_used = Instant::now();
+        l.idle = idle;
         return Ok((l.model.clone(), 0.0));
     }
     *slot = None;
@@ -192,6 +207,7 @@ fn model(rt: &'static Runtime, path: &Path) -> Result<(Arc<LlamaModel>, f64), Ll
         path: path.to_owned(),
         model: model.clone(),
         last_used: Instant::now(),
+        idle,
     });
     Ok((model, start.elapsed().as_secs_f64() * 1000.0))
 }
@@ -207,9 +223,10 @@ impl Drop for CancelOnDrop {
 }
 
 /// Streams a reply of the model in `path` to `messages` (generation runs on a blocking thread
-/// and stops when this future is dropped).
+/// and stops when this future is dropped); the model is freed after `idle` without use.
 pub async fn complete(
     path: &Path,
+    idle: Duration,
     messages: &[Message],
     on_token: &(dyn Fn(&str) + Send + Sync),
 ) -> Result<Completion, LlmError> {
@@ -222,7 +239,7 @@ pub async fn complete(
         let emit = |t: &str| {
             let _ = tx.send(t.to_owned());
         };
-        generate(&owned_path, &owned, MAX_REPLY_TOKENS, &emit, &cancel)
+        generate(&owned_path, idle, &owned, MAX_REPLY_TOKENS, &emit, &cancel)
     });
     let mut out = Completion::default();
     while let Some(t) = rx.recv().await {
@@ -240,6 +257,7 @@ pub async fn complete(
 /// after `max_new` tokens, at the end of its context or when `cancel` is set.
 pub fn generate(
     path: &Path,
+    idle: Duration,
     messages: &[Message],
     max_new: u32,
     emit: &dyn Fn(&str),
@@ -247,7 +265,7 @@ pub fn generate(
 ) -> Result<Stats, LlmError> {
     let start = Instant::now();
     let rt = runtime().map_err(|e| load_error(path, e))?;
-    let (model, load_ms) = model(rt, path)?;
+    let (model, load_ms) = model(rt, path, idle)?;
     let fail = |e: &dyn std::fmt::Display| run_error(path, e);
     let template = model.chat_template(None).map_err(|e| fail(&e))?;
     let chat = messages
@@ -385,6 +403,35 @@ mod tests {
         assert_eq!(p.push(&euro[..2]), "");
         assert_eq!(p.finish(), "\u{FFFD}");
         assert_eq!(p.push(&[0xff, b'a']), "\u{FFFD}a");
+    }
+
+    #[test]
+    fn an_idle_model_is_freed_and_loads_again_when_asked() {
+        let gguf = std::env::var_os("POLICYPAL_TEST_GGUF")
+            .map(PathBuf::from)
+            .expect("POLICYPAL_TEST_GGUF: run scripts/test.sh, which fetches the test model");
+        let idle = Duration::from_millis(500);
+        let ask = || {
+            let messages = [Message::User("Reply with the word: yes".into())];
+            generate(
+                &gguf,
+                idle,
+                &messages,
+                4,
+                &|_: &str| {},
+                &AtomicBool::new(false),
+            )
+            .unwrap()
+        };
+        assert!(ask().completion_tokens > 0);
+        assert_eq!(loaded(), Some(gguf.clone()));
+        let start = Instant::now();
+        while loaded().is_some() && start.elapsed() < Duration::from_secs(10) {
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        assert_eq!(loaded(), None, "freed after {idle:?} without use");
+        let again = ask();
+        assert!(again.load_ms > 0.0, "loaded again: {again:?}");
     }
 
     #[test]

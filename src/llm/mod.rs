@@ -85,6 +85,8 @@ pub struct LlmSettings {
     pub prices: HashMap<String, (f64, f64)>,
     /// GGUF files run in process ([`local`]), by the model name `models` uses for them.
     pub local_models: BTreeMap<String, PathBuf>,
+    /// Seconds a local model stays loaded without use.
+    pub local_idle_secs: u64,
 }
 
 impl Default for LlmSettings {
@@ -108,6 +110,7 @@ impl Default for LlmSettings {
             timeout_secs: 60,
             prices,
             local_models: BTreeMap::new(),
+            local_idle_secs: local::IDLE_UNLOAD.as_secs(),
         }
     }
 }
@@ -233,7 +236,10 @@ impl ChatModel {
         );
         let work = async {
             match local {
-                Some(path) => local::complete(path, messages, &watched).await,
+                Some(path) => {
+                    let idle = Duration::from_secs(self.settings.local_idle_secs);
+                    local::complete(path, idle, messages, &watched).await
+                }
                 None => {
                     self.remote
                         .complete(model, messages, &watched, self.redactor.as_ref())

@@ -324,7 +324,7 @@ export const api = {
   thread: (id: string) => call(ThreadView, "thread_get", { id }),
   renameThread: (id: string, title: string) => call(Void, "thread_rename", { id, title }),
   archiveThread: (id: string, archived: boolean) => call(Void, "thread_archive", { id, archived }),
-  exportThread: (id: string, format: "markdown" | "json", messageId?: string) =>
+  exportThread: (id: string, format: "markdown" | "json" | "pdf", messageId?: string) =>
     call(z.string().nullable(), "thread_export", { id, format, messageId }),
 
   settings: () => call(UiSettings, "settings_get"),

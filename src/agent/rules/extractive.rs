@@ -88,7 +88,9 @@ pub fn anchors(question: &str) -> Vec<String> {
         if phrase.split_whitespace().count() >= 2 {
             out.push(phrase.to_owned());
         }
-        rest = &after[end + 1..];
+        // Past the closing mark, whatever its width in bytes ('”' takes three).
+        let close = after[end..].chars().next().map_or(1, char::len_utf8);
+        rest = &after[end + close..];
     }
     out
 }
@@ -508,6 +510,16 @@ mod tests {
             vec!["31".to_owned()]
         );
         assert!(anchors("What does paragraph (2)(c) add?").is_empty());
+    }
+
+    #[test]
+    fn curly_quotes_around_a_phrase_are_read_not_a_crash() {
+        // Regression: a closing '”' (three bytes) was stepped over by one byte: a panic.
+        assert_eq!(
+            anchors("Is there a “cooling off period” rule — e.g. 5 € or “Zürich Ω”?"),
+            vec!["cooling off period".to_owned(), "Zürich Ω".to_owned()]
+        );
+        assert!(anchors("Is a “dividend” rule stated?").is_empty());
     }
 
     #[test]

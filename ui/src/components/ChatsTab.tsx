@@ -66,7 +66,7 @@ function ThreadRow({ c, active, onOpen }: { c: Conversation; active: boolean; on
     onError: toast.error,
   });
   const archive = useMutation({ mutationFn: () => api.archiveThread(c.id, !c.archived), onSuccess: refresh, onError: toast.error });
-  const exportAs = async (format: "markdown" | "json") => {
+  const exportAs = async (format: "markdown" | "json" | "pdf") => {
     setMenu(false);
     try {
       const path = await api.exportThread(c.id, format);
@@ -114,6 +114,7 @@ function ThreadRow({ c, active, onOpen }: { c: Conversation; active: boolean; on
           <MenuItem onClick={() => { setMenu(false); archive.mutate(); }}>{c.archived ? "Restore" : "Archive"}</MenuItem>
           <MenuItem onClick={() => void exportAs("markdown")}>Export as Markdown</MenuItem>
           <MenuItem onClick={() => void exportAs("json")}>Export as JSON</MenuItem>
+          <MenuItem onClick={() => void exportAs("pdf")}>Export as PDF report</MenuItem>
         </div>
       )}
     </li>

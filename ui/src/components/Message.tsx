@@ -97,7 +97,7 @@ export function AssistantMessage(props: {
   onChoose: (o: ChoiceOption) => void;
   onCite: (citations: Citation[], index: number | null) => void;
   onLink: (url: string) => void;
-  onExport?: (format: "markdown" | "json") => void;
+  onExport?: (format: "markdown" | "json" | "pdf") => void;
 }) {
   const { m } = props;
   const html = useMemo(() => renderAnswer(m.text, m.citations), [m.text, m.citations]);
@@ -210,10 +210,18 @@ export function AssistantMessage(props: {
                 <button className="rounded px-1.5 hover:bg-slate-100" onClick={() => props.onExport?.("json")}>
                   JSON
                 </button>
+                <button className="rounded px-1.5 hover:bg-slate-100" onClick={() => props.onExport?.("pdf")}>
+                  PDF
+                </button>
               </>
             )}
+            {props.onExport && !m.audit && (
+              <button className="ml-auto rounded px-1.5 hover:bg-slate-100" title="This question and answer as a PDF report" onClick={() => props.onExport?.("pdf")}>
+                Export PDF
+              </button>
+            )}
             <button
-              className={`${props.onExport && m.audit ? "" : "ml-auto "}rounded px-1.5 hover:bg-slate-100`}
+              className={`${props.onExport ? "" : "ml-auto "}rounded px-1.5 hover:bg-slate-100`}
               onClick={() => {
                 void copyText(m.text).then(() => {
                   setCopied(true);
