@@ -100,6 +100,10 @@ pub enum Command {
         /// extractive answer with the scorer's signals (JSONL; see scripts/fit-scorer.py).
         #[arg(long)]
         signals: Option<PathBuf>,
+        /// Answering mode: `generative` answers with the configured model (a local GGUF or a
+        /// server; see `models add`).
+        #[arg(long, value_parser = ["extractive", "generative"], default_value = "extractive")]
+        mode: String,
         /// Also write, per whole-library inquire item, the ranked hits of `policypal search`
         /// for its question with their vector and full-text ranks and scores (JSONL
         /// `{"id", "hits": [{"doc", "page", …}]}`, scored by `obliqa/score.py --hits`).
@@ -625,7 +629,13 @@ async fn run_with_library(lib: &Library, cli: &Cli) -> Result<i32, Error> {
             out,
             signals,
             hits,
+            mode,
         } => {
+            let mode = if mode == "generative" {
+                Mode::Generative
+            } else {
+                Mode::Extractive
+            };
             run_eval(
                 lib,
                 questions,
@@ -633,6 +643,7 @@ async fn run_with_library(lib: &Library, cli: &Cli) -> Result<i32, Error> {
                 out,
                 signals.as_deref(),
                 hits.as_deref(),
+                mode,
             )
             .await
         }
@@ -1486,6 +1497,7 @@ async fn run_eval(
     out: &std::path::Path,
     signals: Option<&std::path::Path>,
     hits: Option<&std::path::Path>,
+    mode: Mode,
 ) -> Result<(), Error> {
     let text = std::fs::read_to_string(questions).map_err(|source| Error::File {
         path: questions.to_path_buf(),
@@ -1508,7 +1520,7 @@ async fn run_eval(
     let mut signal_lines = Vec::new();
     let mut hit_lines = Vec::new();
     for (i, item) in items.iter().enumerate() {
-        let v = crate::eval::run_item(&agent, &profile, item, &by_name, Mode::Extractive).await;
+        let v = crate::eval::run_item(&agent, &profile, item, &by_name, mode).await;
         say(&format!(
             "[{}/{}] {} → {}",
             i + 1,
