@@ -179,6 +179,10 @@ fn models_add_registers_a_gguf_for_generative_mode_and_refuses_a_file_that_is_no
         v["info"]["parameters"].as_u64().unwrap() > 100_000_000,
         "{v}"
     );
+    assert_eq!(
+        v["info"]["context"], 32768,
+        "read from the file's metadata: {v}"
+    );
     let settings = DataDir::at(d).load_settings().unwrap();
     let llm = settings.llm.unwrap();
     assert_eq!(llm.model_for("inquire"), name);

@@ -163,10 +163,17 @@ pub fn inspect(path: &Path) -> Result<ModelInfo, LlmError> {
         )
     })?;
     let bytes = std::fs::metadata(path).map(|m| m.len()).unwrap_or(0);
+    // Without its weights loaded llama.cpp reports no context length: read the metadata.
+    let context = model
+        .meta_val_str("general.architecture")
+        .ok()
+        .and_then(|arch| model.meta_val_str(&format!("{arch}.context_length")).ok())
+        .and_then(|v| v.trim().parse().ok())
+        .unwrap_or_else(|| model.n_ctx_train());
     Ok(ModelInfo {
         path: path.to_owned(),
         parameters: model.n_params(),
-        context: model.n_ctx_train(),
+        context,
         bytes,
     })
 }
