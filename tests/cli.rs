@@ -400,14 +400,19 @@ fn an_ingestion_whose_progress_reader_went_away_still_finishes() {
     assert_eq!(v[0]["status"], "ready", "{v}");
 }
 
+/// Adds the capital-2024 fixture; its document id.
+fn ingest_capital(d: &Path) -> String {
+    let f = fixture("capital-2024.pdf");
+    let (code, v) = run(d, &["ingest", f.to_str().unwrap()]);
+    assert_eq!(code, 0, "{v}");
+    v[0]["document"]["id"].as_str().unwrap().to_owned()
+}
+
 #[test]
 fn an_audit_in_the_terminal_ends_with_its_verdict_and_severity_badges() {
     let tmp = tempfile::tempdir().unwrap();
     let d = tmp.path();
-    let f = fixture("capital-2024.pdf");
-    let (code, v) = run(d, &["ingest", f.to_str().unwrap()]);
-    assert_eq!(code, 0, "{v}");
-    let id = v[0]["document"]["id"].as_str().unwrap().to_owned();
+    let id = ingest_capital(d);
     let out = pp(d)
         .args([
             "ask",
@@ -437,10 +442,7 @@ fn an_audit_in_the_terminal_ends_with_its_verdict_and_severity_badges() {
 fn an_audit_exports_as_a_pdf_report_that_a_pdf_reader_reads_back() {
     let tmp = tempfile::tempdir().unwrap();
     let d = tmp.path();
-    let f = fixture("capital-2024.pdf");
-    let (code, v) = run(d, &["ingest", f.to_str().unwrap()]);
-    assert_eq!(code, 0, "{v}");
-    let id = v[0]["document"]["id"].as_str().unwrap().to_owned();
+    let id = ingest_capital(d);
     let (code, v) = run(
         d,
         &[
