@@ -260,7 +260,8 @@ pub async fn complete(
 }
 
 /// Generates a reply on this thread (it blocks: call it from a blocking thread), giving each
-/// piece of text to `emit` as soon as it is whole UTF-8; stops at the model's end of turn,
+/// piece of text to `emit` as soon as it is whole UTF-8 (and an empty piece after each batch of
+/// the prompt is read: progress before the first token); stops at the model's end of turn,
 /// after `max_new` tokens, at the end of its context or when `cancel` is set.
 pub fn generate(
     path: &Path,
@@ -322,6 +323,8 @@ pub fn generate(
                 .map_err(|e| fail(&e))?;
         }
         ctx.decode(&mut batch).map_err(|e| fail(&e))?;
+        // A heartbeat: reading a long prompt takes many seconds on a CPU and is progress.
+        emit("");
     }
     let prompt_ms = prompt_start.elapsed().as_secs_f64() * 1000.0;
     let mut stats = Stats {

@@ -214,9 +214,10 @@ impl ChatModel {
     }
 
     /// Streams a completion; `on_token` sees each piece of text as it arrives. The time limit
-    /// is on silence, not on the whole reply: the first piece (after the prompt is read) and
-    /// every next one must come within `timeout_secs`, so a slow but steady model on a
-    /// workstation's CPU is not cut off, and [`MAX_REPLY_TOKENS`] bounds the length.
+    /// is on silence, not on the whole reply: progress (a piece of the reply; for a local model
+    /// also each batch of the prompt read) must come within `timeout_secs`, so a slow but
+    /// steady model on a workstation's CPU is not cut off, and [`MAX_REPLY_TOKENS`] bounds the
+    /// length.
     pub async fn complete(
         &self,
         model: &str,
@@ -225,9 +226,12 @@ impl ChatModel {
     ) -> Result<Completion, LlmError> {
         let limit = Duration::from_secs(self.settings.timeout_secs.max(1));
         let progress = std::sync::Mutex::new(Instant::now());
+        // Every piece is progress; an empty one (a local model reading its prompt) is only that.
         let watched = |t: &str| {
             *progress.lock().unwrap_or_else(|e| e.into_inner()) = Instant::now();
-            on_token(t);
+            if !t.is_empty() {
+                on_token(t);
+            }
         };
         let local = self.settings.local_model(model);
         let source = local.map_or_else(
