@@ -971,7 +971,7 @@ impl Library {
 
     /// The identifiers of `query` that may name a clause (see [`identifiers`]): those that
     /// appear in the title, version or file name of a document in scope name that document
-    /// ("GFDL 1.3", "version 12.18"), not a clause, and are left out.
+    /// ("ISO 27001", "version 4.2"), not a clause, and are left out.
     async fn clause_identifiers(
         &self,
         profile: &Profile,

@@ -40,15 +40,10 @@ pub fn add(dir: &DataDir, file: &Path) -> Result<(LocalModel, llm::local::ModelI
     let info = llm::local::inspect(&path)?;
     let name = name_of(&path);
     let mut settings = dir.load_settings()?;
-    settings
-        .llm
-        .get_or_insert_with(LlmSettings::default)
-        .use_local_model(&name, path.clone());
+    let llm = settings.llm.get_or_insert_with(LlmSettings::default);
+    llm.use_local_model(&name, path.clone());
+    let model = entry(llm, &name, &path);
     dir.save_settings(&settings)?;
-    let model = list(dir)?
-        .into_iter()
-        .find(|m| m.name == name)
-        .ok_or_else(|| Error::Internal(format!("model {name} was not registered")))?;
     Ok((model, info))
 }
 
@@ -61,17 +56,22 @@ pub fn list(dir: &DataDir) -> Result<Vec<LocalModel>, Error> {
     Ok(llm
         .local_models
         .iter()
-        .map(|(name, path)| LocalModel {
-            name: name.clone(),
-            path: path.clone(),
-            present: path.is_file(),
-            actions: llm::ACTIONS
-                .iter()
-                .filter(|a| llm.model_for(a) == *name)
-                .map(|a| (*a).to_owned())
-                .collect(),
-        })
+        .map(|(name, path)| entry(&llm, name, path))
         .collect())
+}
+
+/// A registered model as `list` shows it.
+fn entry(llm: &LlmSettings, name: &str, path: &Path) -> LocalModel {
+    LocalModel {
+        name: name.to_owned(),
+        path: path.to_owned(),
+        present: path.is_file(),
+        actions: llm::ACTIONS
+            .iter()
+            .filter(|a| llm.model_for(a) == name)
+            .map(|a| (*a).to_owned())
+            .collect(),
+    }
 }
 
 /// Unregisters a local model (the file is left where it is). Actions it answered go back to

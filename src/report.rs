@@ -182,40 +182,42 @@ fn when(stamp: &str) -> String {
     }
 }
 
+/// The characters WinAnsi places in 0x80–0x9F (the rest of 0x20–0xFF is Latin-1).
+const WINANSI_EXTRA: [(char, u8); 27] = [
+    ('€', 0x80),
+    ('‚', 0x82),
+    ('ƒ', 0x83),
+    ('„', 0x84),
+    ('…', 0x85),
+    ('†', 0x86),
+    ('‡', 0x87),
+    ('ˆ', 0x88),
+    ('‰', 0x89),
+    ('Š', 0x8A),
+    ('‹', 0x8B),
+    ('Œ', 0x8C),
+    ('Ž', 0x8E),
+    ('‘', 0x91),
+    ('’', 0x92),
+    ('“', 0x93),
+    ('”', 0x94),
+    ('•', 0x95),
+    ('–', 0x96),
+    ('—', 0x97),
+    ('˜', 0x98),
+    ('™', 0x99),
+    ('š', 0x9A),
+    ('›', 0x9B),
+    ('œ', 0x9C),
+    ('ž', 0x9E),
+    ('Ÿ', 0x9F),
+];
+
 /// `c` in WinAnsi, the encoding of the standard fonts; `None` for a character they lack.
 fn winansi(c: char) -> Option<u8> {
-    let special = [
-        ('€', 0x80),
-        ('‚', 0x82),
-        ('ƒ', 0x83),
-        ('„', 0x84),
-        ('…', 0x85),
-        ('†', 0x86),
-        ('‡', 0x87),
-        ('ˆ', 0x88),
-        ('‰', 0x89),
-        ('Š', 0x8A),
-        ('‹', 0x8B),
-        ('Œ', 0x8C),
-        ('Ž', 0x8E),
-        ('‘', 0x91),
-        ('’', 0x92),
-        ('“', 0x93),
-        ('”', 0x94),
-        ('•', 0x95),
-        ('–', 0x96),
-        ('—', 0x97),
-        ('˜', 0x98),
-        ('™', 0x99),
-        ('š', 0x9A),
-        ('›', 0x9B),
-        ('œ', 0x9C),
-        ('ž', 0x9E),
-        ('Ÿ', 0x9F),
-    ];
     match u32::from(c) {
         0x20..=0x7E | 0xA0..=0xFF => u8::try_from(u32::from(c)).ok(),
-        _ => special.iter().find(|(s, _)| *s == c).map(|(_, b)| *b),
+        _ => WINANSI_EXTRA.iter().find(|(s, _)| *s == c).map(|(_, b)| *b),
     }
 }
 

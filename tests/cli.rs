@@ -400,6 +400,9 @@ fn an_ingestion_whose_progress_reader_went_away_still_finishes() {
     assert_eq!(v[0]["status"], "ready", "{v}");
 }
 
+/// A memo that breaks the capital fixture's 8 per cent rule.
+const AUDIT_MEMO: &str = "Audit this memo.\n\nOur bank maintains a minimum total capital ratio of 6 per cent of its risk-weighted assets.";
+
 /// Adds the capital-2024 fixture; its document id.
 fn ingest_capital(d: &Path) -> String {
     let f = fixture("capital-2024.pdf");
@@ -414,14 +417,7 @@ fn an_audit_in_the_terminal_ends_with_its_verdict_and_severity_badges() {
     let d = tmp.path();
     let id = ingest_capital(d);
     let out = pp(d)
-        .args([
-            "ask",
-            "--action",
-            "audit",
-            "--doc",
-            &id,
-            "Audit this memo.\n\nOur bank maintains a minimum total capital ratio of 6 per cent of its risk-weighted assets.",
-        ])
+        .args(["ask", "--action", "audit", "--doc", &id, AUDIT_MEMO])
         .output()
         .unwrap();
     let stdout = String::from_utf8_lossy(&out.stdout);
@@ -443,17 +439,7 @@ fn an_audit_exports_as_a_pdf_report_that_a_pdf_reader_reads_back() {
     let tmp = tempfile::tempdir().unwrap();
     let d = tmp.path();
     let id = ingest_capital(d);
-    let (code, v) = run(
-        d,
-        &[
-            "ask",
-            "--action",
-            "audit",
-            "--doc",
-            &id,
-            "Audit this memo.\n\nOur bank maintains a minimum total capital ratio of 6 per cent of its risk-weighted assets.",
-        ],
-    );
+    let (code, v) = run(d, &["ask", "--action", "audit", "--doc", &id, AUDIT_MEMO]);
     assert_eq!(code, 0, "{v}");
     let (thread, message) = (
         v["thread_id"].as_str().unwrap().to_owned(),

@@ -109,19 +109,9 @@ static TIME_UNIT: Pattern = LazyLock::new(|| {
 });
 static MONEY_VERB: Pattern = LazyLock::new(|| regex(r"(?i)\b(pay|paid|cost|costs|charge\w*)\b"));
 
-/// One ask of a question: its words and the kind of value it wants (`None`: an open ask,
-/// answered by prose).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Ask<'a> {
-    /// The ask's part of the question.
-    pub text: &'a str,
-    /// The kind of value it wants.
-    pub kind: Option<Kind>,
-}
-
-/// Splits a question into its asks, in order.
-pub fn split(question: &str) -> Vec<Ask<'_>> {
-    let mut out = Vec::new();
+/// Reads the asks of a question.
+pub fn asks(question: &str) -> Asks {
+    let mut out = Asks::default();
     let Some(boundary) = BOUNDARY.as_ref() else {
         return out;
     };
@@ -140,23 +130,11 @@ pub fn split(question: &str) -> Vec<Ask<'_>> {
     }
     starts.push(question.len());
     for w in starts.windows(2) {
-        let text = question[w[0]..w[1]].trim();
-        if text.chars().filter(|c| c.is_alphabetic()).count() < 3 {
+        let part = question[w[0]..w[1]].trim();
+        if part.chars().filter(|c| c.is_alphabetic()).count() < 3 {
             continue;
         }
-        out.push(Ask {
-            text,
-            kind: kind_of(text),
-        });
-    }
-    out
-}
-
-/// Reads the asks of a question.
-pub fn asks(question: &str) -> Asks {
-    let mut out = Asks::default();
-    for ask in split(question) {
-        match ask.kind {
+        match kind_of(part) {
             Some(k) => out.values.push(k),
             None => out.open += 1,
         }
