@@ -1189,6 +1189,7 @@ impl ProgressReporter {
             bar.set_message(match p.stage {
                 Stage::Reading => "reading",
                 Stage::Extracting => "extracting text",
+                Stage::Recognising => "recognising scanned pages (OCR)",
                 Stage::Chunking => "chunking",
                 Stage::Embedding => "embedding chunks",
                 Stage::Indexing => "indexing",

@@ -181,6 +181,8 @@ pub struct Settings {
     pub cache: CacheSettings,
     /// Search tuning.
     pub search: SearchSettings,
+    /// OCR of scanned pages.
+    pub ocr: OcrSettings,
     /// The program that extracts text in its own process (`None`: this program; set only by
     /// test harnesses whose own binary cannot serve as the worker).
     pub extract_worker: Option<PathBuf>,
@@ -202,6 +204,25 @@ impl Settings {
             _ => None,
         };
         endpoint.ok_or_else(|| ConfigError::NoKeyEndpoint(name.to_owned()))
+    }
+}
+
+/// OCR of scanned pages (`"ocr"` in settings.json).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct OcrSettings {
+    /// Pages without a text layer are read with Tesseract (when it is installed).
+    pub enabled: bool,
+    /// Tesseract's language code(s), `+`-joined for several (`eng`, `deu+eng`).
+    pub language: String,
+}
+
+impl Default for OcrSettings {
+    fn default() -> Self {
+        Self {
+            enabled: true,
+            language: "eng".to_owned(),
+        }
     }
 }
 

@@ -57,6 +57,8 @@ pub enum Stage {
     Reading,
     /// Extracting page text.
     Extracting,
+    /// Reading scanned pages with OCR (`done` of `total` pages).
+    Recognising,
     /// Cleaning and chunking.
     Chunking,
     /// Embedding chunks (`done` of `total` chunks).
@@ -668,13 +670,18 @@ impl Library {
         if report(Stage::Extracting, 0, b.page_count) == Flow::Cancel {
             return Err(Error::Cancelled);
         }
+        let mut ocr_progress =
+            |done, total| report(Stage::Recognising, done, total) == Flow::Continue;
         let prepared = ingest::prepare(
             b.bytes,
             &self.settings.limits,
             self.settings.chunking,
+            &self.settings.ocr,
             &self.worker,
+            &mut ocr_progress,
         )
-        .await?;
+        .await?
+        .ok_or(Error::Cancelled)?;
         timings.extract_s = prepared.extract_time.as_secs_f64();
         timings.chunk_s = prepared.chunk_time.as_secs_f64();
         if report(
@@ -689,14 +696,17 @@ impl Library {
             .insert_pages(
                 profile_id,
                 b.doc_id,
-                prepared.pages.iter().zip(&prepared.spans).map(|(p, s)| {
-                    (
-                        p.number,
-                        s.char_start,
-                        p.text.as_str(),
-                        p.extractor.as_str(),
-                    )
-                }),
+                prepared
+                    .pages
+                    .iter()
+                    .zip(&prepared.spans)
+                    .map(|(p, s)| crate::store::PageRow {
+                        page: p.number,
+                        char_start: s.char_start,
+                        text: &p.text,
+                        extractor: p.extractor.as_str(),
+                        ocr: p.ocr.as_ref(),
+                    }),
             )
             .await?;
         self.store

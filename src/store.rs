@@ -394,6 +394,21 @@ fn private_file(path: &Path) -> Result<(), StoreError> {
     Ok(())
 }
 
+/// One page as stored.
+#[derive(Debug, Clone, Copy)]
+pub struct PageRow<'a> {
+    /// 1-based physical page.
+    pub page: u32,
+    /// Where the page starts in the document text.
+    pub char_start: usize,
+    /// Cleaned text.
+    pub text: &'a str,
+    /// Stored spelling of the extractor.
+    pub extractor: &'a str,
+    /// What OCR read, for a scanned page.
+    pub ocr: Option<&'a crate::ingest::OcrLayer>,
+}
+
 /// Handle to the SQLite database. Cheap to clone.
 #[derive(Debug, Clone)]
 pub struct Store {
@@ -961,29 +976,120 @@ impl Store {
         Ok(())
     }
 
-    /// Stores the cleaned text of every page of a document (one transaction).
+    /// Stores the cleaned text of every page of a document, and the word boxes of OCR'd pages
+    /// (one transaction).
     pub async fn insert_pages<'a>(
         &self,
         profile_id: &str,
         document_id: &str,
-        pages: impl Iterator<Item = (u32, usize, &'a str, &'a str)>,
+        pages: impl Iterator<Item = PageRow<'a>>,
     ) -> Result<(), StoreError> {
         let mut tx = self.pool.begin().await?;
-        for (page, char_start, text, extractor) in pages {
+        for row in pages {
             sqlx::query(
-                "INSERT INTO pages(profile_id, document_id, page, char_start, text, extractor) VALUES (?, ?, ?, ?, ?, ?)",
+                "INSERT INTO pages(profile_id, document_id, page, char_start, text, extractor, ocr_confidence) VALUES (?, ?, ?, ?, ?, ?, ?)",
             )
             .bind(profile_id)
             .bind(document_id)
-            .bind(i64::from(page))
-            .bind(i64::try_from(char_start).unwrap_or(i64::MAX))
-            .bind(text)
-            .bind(extractor)
+            .bind(i64::from(row.page))
+            .bind(i64::try_from(row.char_start).unwrap_or(i64::MAX))
+            .bind(row.text)
+            .bind(row.extractor)
+            .bind(row.ocr.map(|o| f64::from(o.confidence)))
             .execute(&mut *tx)
             .await?;
+            for (seq, w) in row
+                .ocr
+                .map(|o| o.words.as_slice())
+                .unwrap_or_default()
+                .iter()
+                .enumerate()
+            {
+                sqlx::query(
+                    "INSERT INTO ocr_words(profile_id, document_id, page, seq, char_start, char_end, x, y, w, h, confidence) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                )
+                .bind(profile_id)
+                .bind(document_id)
+                .bind(i64::from(row.page))
+                .bind(i64::try_from(seq).unwrap_or(i64::MAX))
+                .bind(i64::try_from(w.start).unwrap_or(i64::MAX))
+                .bind(i64::try_from(w.end).unwrap_or(i64::MAX))
+                .bind(f64::from(w.x))
+                .bind(f64::from(w.y))
+                .bind(f64::from(w.w))
+                .bind(f64::from(w.h))
+                .bind(f64::from(w.confidence))
+                .execute(&mut *tx)
+                .await?;
+            }
         }
         tx.commit().await?;
         Ok(())
+    }
+
+    /// The mean OCR confidence (0–100) of each OCR'd page among `pages` of a document.
+    pub async fn ocr_confidence(
+        &self,
+        profile_id: &str,
+        document_id: &str,
+    ) -> Result<std::collections::HashMap<u32, f32>, StoreError> {
+        let rows: Vec<(i64, f64)> = sqlx::query_as(
+            "SELECT page, ocr_confidence FROM pages WHERE profile_id = ? AND document_id = ? AND ocr_confidence IS NOT NULL",
+        )
+        .bind(profile_id)
+        .bind(document_id)
+        .fetch_all(&self.pool)
+        .await?;
+        rows.into_iter()
+            .map(|(p, c)| {
+                let page = u32::try_from(p).map_err(|_| {
+                    StoreError::Corrupt(format!("page number {p} of {document_id}"))
+                })?;
+                Ok((page, c as f32))
+            })
+            .collect()
+    }
+
+    /// The boxes of the OCR'd words of one page that overlap the byte range `start..end` of
+    /// its text, in reading order.
+    pub async fn ocr_words(
+        &self,
+        profile_id: &str,
+        document_id: &str,
+        page: u32,
+        range: std::ops::Range<usize>,
+    ) -> Result<Vec<crate::ingest::OcrWord>, StoreError> {
+        let rows: Vec<(i64, i64, f64, f64, f64, f64, f64)> = sqlx::query_as(
+            "SELECT char_start, char_end, x, y, w, h, confidence FROM ocr_words \
+             WHERE profile_id = ? AND document_id = ? AND page = ? AND char_end > ? AND char_start < ? ORDER BY seq",
+        )
+        .bind(profile_id)
+        .bind(document_id)
+        .bind(i64::from(page))
+        .bind(i64::try_from(range.start).unwrap_or(i64::MAX))
+        .bind(i64::try_from(range.end).unwrap_or(i64::MAX))
+        .fetch_all(&self.pool)
+        .await?;
+        rows.into_iter()
+            .map(|(s, e, x, y, w, h, c)| {
+                let offset = |v: i64| {
+                    usize::try_from(v).map_err(|_| {
+                        StoreError::Corrupt(format!(
+                            "OCR word offset {v} on page {page} of {document_id}"
+                        ))
+                    })
+                };
+                Ok(crate::ingest::OcrWord {
+                    start: offset(s)?,
+                    end: offset(e)?,
+                    x: x as f32,
+                    y: y as f32,
+                    w: w as f32,
+                    h: h as f32,
+                    confidence: c as f32,
+                })
+            })
+            .collect()
     }
 
     /// `(page, char_start)` of every page of a document, in page order.

@@ -50,7 +50,7 @@ async fn broken_pdfs_are_refused_with_typed_errors() {
             matches!(e, Error::Ingest(IngestError::Encrypted))
         }),
         ("scanned.pdf", |e| {
-            matches!(e, Error::Ingest(IngestError::NoTextLayer { pages: 2 }))
+            matches!(e, Error::Ingest(IngestError::NoTextLayer { pages: 2, .. }))
         }),
     ];
     for (name, expected) in cases {

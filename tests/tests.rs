@@ -14,6 +14,7 @@ mod ingest;
 mod isolation;
 mod lifecycle;
 mod local_model;
+mod ocr;
 mod openai;
 mod search;
 mod secrets;

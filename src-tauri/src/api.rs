@@ -10,7 +10,6 @@ use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
-use policypal::agent::rules::text::find_quote;
 use policypal::agent::types::{Action, AskRequest, Event, TurnResult};
 use policypal::agent::{Agent, ThreadView};
 use policypal::config::{DataDir, EmbedderSettings, Settings};
@@ -103,16 +102,8 @@ pub struct AskArgs {
     pub request: AskRequest,
 }
 
-/// A page's stored text around a quote.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct PageText {
-    /// Text before the quote (the whole page when the quote is not on it).
-    pub before: String,
-    /// The quote as stored on the page, if found.
-    pub quote: Option<String>,
-    /// Text after the quote.
-    pub after: String,
-}
+/// One page's text around a cited quote.
+pub use policypal::agent::evidence::QuoteOnPage as PageText;
 
 /// The answering mode as the settings screen shows it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -143,6 +134,22 @@ pub struct UiSettings {
     /// The GGUF file (mode `file`).
     #[serde(default)]
     pub model_file: String,
+    /// Scanned pages are read with OCR.
+    #[serde(default = "on")]
+    pub ocr: bool,
+    /// OCR language (a Tesseract code such as `eng`).
+    #[serde(default)]
+    pub ocr_language: String,
+    /// The OCR languages installed (shown; ignored when saving).
+    #[serde(default)]
+    pub ocr_installed: Vec<String>,
+    /// Why OCR cannot run here, when it cannot (shown; ignored when saving).
+    #[serde(default)]
+    pub ocr_problem: Option<String>,
+}
+
+fn on() -> bool {
+    true
 }
 
 /// OpenAI's API.
@@ -411,27 +418,11 @@ impl Desk {
     }
 
     /// The stored text of one page, split around `quote` with the same tolerant matcher that
-    /// verified the citation (the page view highlights the middle part).
+    /// verified the citation (the page view highlights the middle part), with the quote's word
+    /// boxes on a scanned page.
     pub async fn page_text(&self, id: &str, page: u32, quote: &str) -> IpcResult<PageText> {
         let (lib, p) = (self.library().await?, self.profile().await?);
-        let d = lib.store().document(&p.id, id).await?;
-        let text = lib
-            .store()
-            .page_text(&p.id, &d.id, page)
-            .await?
-            .ok_or_else(|| IpcError::invalid(format!("{} has no page {page}", d.label())))?;
-        Ok(match find_quote(&text, quote) {
-            Some((start, end)) => PageText {
-                before: text[..start].to_owned(),
-                quote: Some(text[start..end].to_owned()),
-                after: text[end..].to_owned(),
-            },
-            None => PageText {
-                before: text,
-                quote: None,
-                after: String::new(),
-            },
-        })
+        Ok(policypal::agent::evidence::quote_on_page(&lib, &p, id, page, quote).await?)
     }
 
     // ------------------------------------------------------------------ agent
@@ -611,6 +602,19 @@ impl Desk {
             }
         };
         settings.web.enabled = s.web_search;
+        settings.ocr.enabled = s.ocr;
+        let language = s.ocr_language.trim();
+        if !language.is_empty() {
+            if !language
+                .split('+')
+                .all(|l| !l.is_empty() && l.chars().all(|c| c.is_ascii_alphanumeric() || c == '_'))
+            {
+                return Err(IpcError::invalid(format!(
+                    "{language:?} is not a Tesseract language code (such as eng, or deu+eng)"
+                )));
+            }
+            language.clone_into(&mut settings.ocr.language);
+        }
         self.dir.save_settings(&settings)?;
         let mut guard = self.lib.write().await;
         let mut fresh = Library::open(self.dir.clone()).await?;
@@ -688,6 +692,17 @@ impl Drop for RunTicket<'_> {
 
 fn ui_settings(s: &Settings) -> UiSettings {
     let web_search = s.web.enabled;
+    let (ocr, ocr_language) = (s.ocr.enabled, s.ocr.language.clone());
+    let (ocr_installed, ocr_problem) = match policypal::ingest::ocr::check(&s.ocr.language) {
+        Ok(()) => (
+            policypal::ingest::ocr::languages().unwrap_or_default(),
+            None,
+        ),
+        Err(why) => (
+            policypal::ingest::ocr::languages().unwrap_or_default(),
+            Some(why),
+        ),
+    };
     match &s.llm {
         None => UiSettings {
             mode: AnswerMode::Extractive,
@@ -695,6 +710,10 @@ fn ui_settings(s: &Settings) -> UiSettings {
             models: LlmSettings::default().models,
             web_search,
             model_file: String::new(),
+            ocr,
+            ocr_language,
+            ocr_installed,
+            ocr_problem,
         },
         Some(l) => {
             // Questions answered by a model file: the file mode.
@@ -711,6 +730,10 @@ fn ui_settings(s: &Settings) -> UiSettings {
                 models: l.models.clone(),
                 web_search,
                 model_file: file.map(|f| f.display().to_string()).unwrap_or_default(),
+                ocr,
+                ocr_language,
+                ocr_installed,
+                ocr_problem,
             }
         }
     }

@@ -353,6 +353,10 @@ async fn answering_mode_is_saved_validated_and_applied() {
         models: Default::default(),
         web_search: false,
         model_file: String::new(),
+        ocr: true,
+        ocr_language: "eng".into(),
+        ocr_installed: Vec::new(),
+        ocr_problem: None,
     };
     let err = desk.save_settings(s.clone()).await.unwrap_err();
     assert_eq!(kind(&err), IpcErrorKind::Core(ErrorKind::InvalidInput));
@@ -396,6 +400,45 @@ async fn answering_mode_is_saved_validated_and_applied() {
     assert!(on.web_search);
     assert!(dir.load_settings().unwrap().web.enabled);
     assert!(desk.info().await.unwrap().web_enabled);
+
+    // OCR: on by default with Tesseract's English data (scripts/lib.sh installs it), switched
+    // off and back; a language code that is not one is refused and nothing is written.
+    assert!(on.ocr && on.ocr_problem.is_none(), "{:?}", on.ocr_problem);
+    assert!(on.ocr_installed.contains(&"eng".to_owned()));
+    let off = desk
+        .save_settings(UiSettings {
+            ocr: false,
+            ..on.clone()
+        })
+        .await
+        .unwrap();
+    assert!(!off.ocr && !dir.load_settings().unwrap().ocr.enabled);
+    let err = desk
+        .save_settings(UiSettings {
+            ocr: true,
+            ocr_language: "eng; rm -rf".into(),
+            ..off.clone()
+        })
+        .await
+        .unwrap_err();
+    assert_eq!(kind(&err), IpcErrorKind::Core(ErrorKind::InvalidInput));
+    assert!(!dir.load_settings().unwrap().ocr.enabled, "nothing written");
+    let missing = desk
+        .save_settings(UiSettings {
+            ocr: true,
+            ocr_language: "tlh".into(),
+            ..off
+        })
+        .await
+        .unwrap();
+    assert!(
+        missing
+            .ocr_problem
+            .as_deref()
+            .is_some_and(|p| p.contains("tlh")),
+        "a language without data is saved and reported: {:?}",
+        missing.ocr_problem
+    );
 
     // PII redaction is a setting of the active profile.
     let p = desk.set_privacy(true, &["Jane Doe".into()]).await.unwrap();

@@ -2,7 +2,8 @@
 //! shapes every action's answer shares (a refusal, a document label).
 //!
 //! Owns: `cite` (a quote becomes a citation only if it is found verbatim on its page),
-//! `evidence_of`, `refusal`, `label`. Must not: decide what to answer (the actions do).
+//! `quote_on_page` (where a cited quote is on its page, for the page view), `evidence_of`,
+//! `refusal`, `label`. Must not: decide what to answer (the actions do).
 
 use crate::Error;
 
@@ -10,8 +11,57 @@ use crate::agent::Agent;
 use crate::agent::rules::extractive;
 use crate::agent::rules::text;
 use crate::agent::types::*;
-use crate::library::SearchResult;
+use crate::ingest::OcrWord;
+use crate::library::{Library, SearchResult};
 use crate::store::Profile;
+
+/// A cited quote on its page, as the page view shows it.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct QuoteOnPage {
+    /// Text before the quote (the whole page when the quote is not on it).
+    pub before: String,
+    /// The quote as stored on the page, if found.
+    pub quote: Option<String>,
+    /// Text after the quote.
+    pub after: String,
+    /// On a page read by OCR, the boxes of the quote's words on the scan (points from the
+    /// page's top-left corner), so the view can mark it where it is printed.
+    pub boxes: Vec<OcrWord>,
+}
+
+/// Finds `quote` on page `page` of a document with the same tolerant matcher that verified the
+/// citation, and, on an OCR'd page, the boxes of its words.
+pub async fn quote_on_page(
+    lib: &Library,
+    profile: &Profile,
+    document_id: &str,
+    page: u32,
+    quote: &str,
+) -> Result<QuoteOnPage, Error> {
+    let store = lib.store();
+    let d = store.document(&profile.id, document_id).await?;
+    let text = store
+        .page_text(&profile.id, &d.id, page)
+        .await?
+        .ok_or_else(|| Error::InvalidInput(format!("{} has no page {page}", d.label())))?;
+    let Some((start, end)) = text::find_quote(&text, quote) else {
+        return Ok(QuoteOnPage {
+            before: text,
+            quote: None,
+            after: String::new(),
+            boxes: Vec::new(),
+        });
+    };
+    let boxes = store
+        .ocr_words(&profile.id, &d.id, page, start..end)
+        .await?;
+    Ok(QuoteOnPage {
+        before: text[..start].to_owned(),
+        quote: Some(text[start..end].to_owned()),
+        after: text[end..].to_owned(),
+        boxes,
+    })
+}
 
 impl Agent<'_> {
     /// Each candidate sentence's cosine similarity to the question (in the order of
@@ -66,6 +116,11 @@ impl Agent<'_> {
             return Ok(None);
         };
         let d = store.document(&profile.id, &e.document_id).await?;
+        let ocr_confidence = store
+            .ocr_confidence(&profile.id, &d.id)
+            .await?
+            .get(&page)
+            .map(|c| c.clamp(0.0, 100.0).round() as u8);
         Ok(Some(Citation {
             source_type: SourceType::Document,
             document_id: d.id,
@@ -76,6 +131,7 @@ impl Agent<'_> {
             chunk_id: e.chunk_id.clone(),
             quote,
             url: None,
+            ocr_confidence,
         }))
     }
 }

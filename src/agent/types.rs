@@ -217,6 +217,10 @@ pub struct Citation {
     /// Address of a web citation.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub url: Option<String>,
+    /// The page is a scan read by OCR: Tesseract's mean word confidence on it, in per cent
+    /// (the quote is verified against the recognised text like any other).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ocr_confidence: Option<u8>,
 }
 
 /// Final state of a turn.

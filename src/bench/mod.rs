@@ -250,8 +250,10 @@ pub async fn quality(
             .map_err(|e| Error::Internal(format!("extraction task: {e}")))??;
         let prepared = crate::ingest::prepare_pages(
             raw,
+            Vec::new(),
             crate::config::ChunkSettings::default(),
             std::time::Duration::ZERO,
+            None,
         )?;
         texts.extend(prepared.chunks.into_iter().map(|c| c.text));
     }

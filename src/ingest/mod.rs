@@ -1,11 +1,13 @@
 //! Ingestion of one PDF into pages and chunks.
 //!
-//! Owns: validation of the bytes, text extraction (`pdf`) in a separate process (`worker`), clean-up (`text`) and
-//! chunking with page spans and headings (`chunk`). The result is plain data; the `library`
+//! Owns: validation of the bytes, text extraction (`pdf`) in a separate process (`worker`), OCR
+//! of scanned pages (`ocr`, in the same kind of process), clean-up (`text`) and chunking with
+//! page spans and headings (`chunk`). The result is plain data; the `library`
 //! module decides when it is stored, embedded and made visible. Must not: touch SQLite, LanceDB
 //! or the embedder.
 
 pub mod chunk;
+pub mod ocr;
 pub mod pdf;
 pub mod text;
 pub mod worker;
@@ -14,9 +16,10 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 pub use chunk::{Chunk, PageSpan};
+pub use ocr::OcrWord;
 pub use pdf::Extractor;
 
-use crate::config::{ChunkSettings, Limits};
+use crate::config::{ChunkSettings, Limits, OcrSettings};
 
 /// Why a file cannot be ingested. All are problems of the input, not of PolicyPal.
 #[derive(Debug, thiserror::Error, serde::Serialize, serde::Deserialize)]
@@ -51,13 +54,15 @@ pub enum IngestError {
         /// The limit.
         max: usize,
     },
-    /// No page has a text layer (a scan or images only).
+    /// No page has a text layer (a scan or images only), and OCR read nothing either.
     #[error(
-        "no page of this PDF has a text layer ({pages} pages look scanned or are images); OCR is not supported yet"
+        "no page of this PDF has a text layer ({pages} pages look scanned or are images), and {ocr}"
     )]
     NoTextLayer {
         /// Number of pages.
         pages: usize,
+        /// What OCR did ("OCR recognised no text on them", or why it did not run).
+        ocr: String,
     },
     /// Extraction took longer than the time budget.
     #[error(
@@ -98,6 +103,17 @@ pub struct Page {
     pub text: String,
     /// Who extracted it.
     pub extractor: Extractor,
+    /// What OCR read, for a scanned page.
+    pub ocr: Option<OcrLayer>,
+}
+
+/// The recognition behind an OCR'd page's text.
+#[derive(Debug, Clone, PartialEq)]
+pub struct OcrLayer {
+    /// Mean word confidence, 0–100.
+    pub confidence: f32,
+    /// The words with their boxes, offsets into the page's cleaned text.
+    pub words: Vec<OcrWord>,
 }
 
 /// A PDF turned into pages and chunks.
@@ -139,40 +155,89 @@ pub async fn check(
     worker.inspect(bytes, limits).await
 }
 
-/// Extracts (in the worker), cleans and chunks a PDF.
+/// Extracts (in the worker), recognises scanned pages (OCR, in a worker, when `ocr` allows;
+/// `progress(done, total)` after each page, `false` to cancel), cleans and chunks a PDF.
+/// `None`: cancelled.
 pub async fn prepare(
     bytes: Arc<Vec<u8>>,
     limits: &Limits,
     chunking: ChunkSettings,
+    ocr: &OcrSettings,
     worker: &worker::Worker,
-) -> Result<Prepared, IngestError> {
+    progress: &mut (dyn FnMut(usize, usize) -> bool + Send),
+) -> Result<Option<Prepared>, IngestError> {
     let started = Instant::now();
-    let raw = worker.extract(bytes, limits).await?;
+    let raw = worker.extract(bytes.clone(), limits).await?;
+    let scanned: Vec<u32> = raw
+        .iter()
+        .filter(|p| p.needs_ocr())
+        .map(|p| p.number)
+        .collect();
+    let mut read = Vec::new();
+    let mut why_not = None;
+    if !scanned.is_empty() {
+        let language = ocr.language.clone();
+        let available = tokio::task::spawn_blocking(move || ocr::check(&language))
+            .await
+            .unwrap_or_else(|e| Err(format!("the OCR check failed: {e}")));
+        if !ocr.enabled {
+            why_not = Some("OCR is turned off (settings: ocr.enabled)".to_owned());
+        } else if let Err(why) = available {
+            why_not = Some(format!("OCR is not available: {why}"));
+        } else {
+            match worker
+                .recognise(bytes, &scanned, &ocr.language, limits, progress)
+                .await?
+            {
+                Some(pages) => read = pages,
+                None => return Ok(None),
+            }
+        }
+    }
     let extract_time = started.elapsed();
-    prepare_pages(raw, chunking, extract_time)
+    prepare_pages(raw, read, chunking, extract_time, why_not).map(Some)
 }
 
-/// Cleans and chunks extracted pages.
+/// Cleans and chunks extracted pages, a page's OCR text standing in for a scanned page's
+/// missing text layer. `why_no_ocr`: why scanned pages were not recognised.
 pub fn prepare_pages(
     raw: Vec<pdf::RawPage>,
+    ocr: Vec<ocr::OcrPage>,
     chunking: ChunkSettings,
     extract_time: Duration,
+    why_no_ocr: Option<String>,
 ) -> Result<Prepared, IngestError> {
     let started = Instant::now();
+    let mut ocr: std::collections::HashMap<u32, ocr::OcrPage> =
+        ocr.into_iter().map(|p| (p.number, p)).collect();
     let pages: Vec<Page> = raw
         .into_iter()
         .map(|p| {
-            let cleaned = if p.extractor == Extractor::Lopdf {
-                text::clean_page(&text::tidy_positioned(&p.text))
-            } else {
-                text::clean_page(&p.text)
+            let read = ocr.remove(&p.number).filter(|_| p.needs_ocr());
+            let (cleaned, extractor, layer) = match read {
+                Some(read) => {
+                    let cleaned = text::clean_page(&read.text);
+                    let words = ocr::align(&read.words, &read.text, &cleaned);
+                    let layer = OcrLayer {
+                        confidence: read.confidence,
+                        words,
+                    };
+                    (cleaned, Extractor::Ocr, Some(layer))
+                }
+                None if p.extractor == Extractor::Lopdf => (
+                    text::clean_page(&text::tidy_positioned(&p.text)),
+                    p.extractor,
+                    None,
+                ),
+                None => (text::clean_page(&p.text), p.extractor, None),
             };
             // A page with only a stray mark is treated as having no text at all, everywhere.
             let keep = text::visible_len(&cleaned) >= EMPTY_PAGE_CHARS;
             Page {
                 number: p.number,
                 text: if keep { cleaned } else { String::new() },
-                extractor: if keep { p.extractor } else { Extractor::None },
+                extractor: if keep { extractor } else { Extractor::None },
+                ocr: layer.filter(|_| keep),
             }
         })
         .collect();
@@ -182,7 +247,10 @@ pub fn prepare_pages(
         .map(|p| p.number)
         .collect();
     if empty_pages.len() == pages.len() {
-        return Err(IngestError::NoTextLayer { pages: pages.len() });
+        return Err(IngestError::NoTextLayer {
+            pages: pages.len(),
+            ocr: why_no_ocr.unwrap_or_else(|| "OCR recognised no text on them".to_owned()),
+        });
     }
     let numbered: Vec<(u32, String)> = pages.iter().map(|p| (p.number, p.text.clone())).collect();
     let (doc_text, spans) = chunk::assemble(&numbered);

@@ -24,6 +24,8 @@ pub enum Extractor {
     Lopdf,
     /// Neither produced text.
     None,
+    /// Tesseract, on the rendered page (a scan).
+    Ocr,
 }
 
 impl Extractor {
@@ -33,6 +35,7 @@ impl Extractor {
             Self::PdfExtract => "pdf_extract",
             Self::Lopdf => "lopdf",
             Self::None => "none",
+            Self::Ocr => "ocr",
         }
     }
 }
@@ -48,6 +51,13 @@ pub struct RawPage {
     pub extractor: Extractor,
     /// The page draws images (a scanned page without text needs OCR).
     pub has_images: bool,
+}
+
+impl RawPage {
+    /// No extractor found text, and the page draws an image: a scan for OCR to read.
+    pub fn needs_ocr(&self) -> bool {
+        self.extractor == Extractor::None && self.has_images
+    }
 }
 
 /// Pages with fewer non-space characters than this from pdf-extract are re-read by the
@@ -180,6 +190,54 @@ fn extract_page(doc: &Document, number: u32, page_id: pdf_extract::ObjectId) -> 
         extractor,
         has_images,
     }
+}
+
+/// The size of every page in points (width, height) by page number, from its crop box or
+/// media box (inherited from the page tree when the page has none); a page without either is
+/// taken as US Letter.
+pub fn page_sizes(
+    bytes: &[u8],
+) -> Result<std::collections::BTreeMap<u32, (f32, f32)>, IngestError> {
+    let doc = load(bytes)?;
+    Ok(doc
+        .get_pages()
+        .into_iter()
+        .map(|(number, id)| (number, page_size(&doc, id).unwrap_or((612.0, 792.0))))
+        .collect())
+}
+
+fn page_size(doc: &Document, id: pdf_extract::ObjectId) -> Option<(f32, f32)> {
+    let mut node = doc.get_dictionary(id).ok()?;
+    // A page tree deeper than this is hostile; its pages get the default size.
+    for _ in 0..32 {
+        for key in [b"CropBox".as_slice(), b"MediaBox"] {
+            if let Some(rect) = node.get(key).ok().and_then(|o| rect(doc, o)) {
+                return Some(rect);
+            }
+        }
+        let parent = node.get(b"Parent").ok()?.as_reference().ok()?;
+        node = doc.get_dictionary(parent).ok()?;
+    }
+    None
+}
+
+fn rect(doc: &Document, o: &pdf_extract::Object) -> Option<(f32, f32)> {
+    let o = match o.as_reference() {
+        Ok(id) => doc.get_object(id).ok()?,
+        Err(_) => o,
+    };
+    let n: Vec<f32> = o
+        .as_array()
+        .ok()?
+        .iter()
+        .filter_map(|v| {
+            v.as_float()
+                .ok()
+                .or_else(|| v.as_i64().ok().map(|i| i as f32))
+        })
+        .collect();
+    let [x0, y0, x1, y1] = n[..] else { return None };
+    Some(((x1 - x0).abs(), (y1 - y0).abs()))
 }
 
 fn visible_chars(s: &str) -> usize {

@@ -9,6 +9,11 @@
 //! decompression bomb or a hang ends the worker, never the app: the parent turns the way it
 //! ended into a typed error, and nothing of the attempt is kept.
 //!
+//! OCR runs the same way (`ocr`): the worker renders and reads the scanned pages with external
+//! programs, which inherit its memory limit; it is started in a process group of its own, and
+//! the parent ends the whole group on a timeout, a cancel or an error, so no renderer or
+//! recogniser outlives the attempt. Recognised pages arrive one JSON line each, for progress.
+//!
 //! Owns: the worker's protocol, its limits and reading how it ended. Must not: clean, chunk or
 //! store anything.
 
@@ -18,9 +23,10 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt};
 
 use super::IngestError;
+use super::ocr::{self, OcrPage};
 use super::pdf::{self, RawPage};
 use crate::config::Limits;
 
@@ -33,6 +39,10 @@ const INSPECT_BUDGET: Duration = Duration::from_secs(60);
 /// Most bytes of its error output the parent keeps from a worker.
 const STDERR_CAP: u64 = 64 * 1024;
 
+/// Longest wait for the next recognised page: a 300 dpi page takes 2–4 s on one core here, a
+/// page that takes a minute is hostile or the machine is stuck.
+const OCR_PAGE_BUDGET: Duration = Duration::from_secs(120);
+
 /// What a worker is asked.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Task {
@@ -40,6 +50,8 @@ enum Task {
     Inspect,
     /// Every page's text.
     Extract,
+    /// OCR of the pages named.
+    Ocr,
 }
 
 impl Task {
@@ -47,6 +59,7 @@ impl Task {
         match self {
             Self::Inspect => "inspect",
             Self::Extract => "extract",
+            Self::Ocr => "ocr",
         }
     }
 }
@@ -60,6 +73,35 @@ enum Reply {
     Text(Vec<RawPage>),
     /// The PDF cannot be ingested.
     Refused(IngestError),
+}
+
+/// One line of an OCR worker's output.
+#[derive(Debug, Serialize, Deserialize)]
+enum OcrLine {
+    /// A page was read.
+    Page(OcrPage),
+    /// A page could not be read (it stays without text).
+    Failed {
+        /// The page.
+        page: u32,
+        /// What the renderer or recogniser said.
+        reason: String,
+    },
+}
+
+/// Ends a worker's whole process group (the worker and the programs it started) when dropped:
+/// on a timeout, a cancel, an error, or after the worker exited on its own.
+struct Group(Option<u32>);
+
+impl Drop for Group {
+    fn drop(&mut self) {
+        #[cfg(unix)]
+        if let Some(pid) = self.0.and_then(|p| i32::try_from(p).ok()) {
+            use nix::sys::signal::{Signal, killpg};
+            // The group may already be gone: nothing to end then.
+            let _ = killpg(nix::unistd::Pid::from_raw(pid), Signal::SIGKILL);
+        }
+    }
 }
 
 /// The program that serves as the worker.
@@ -106,6 +148,111 @@ impl Worker {
             Reply::Refused(e) => Err(e),
             Reply::Pages(_) => Err(protocol("a page count where text was expected")),
         }
+    }
+
+    /// Reads the scanned `pages` with OCR in `language`, in a worker. `progress(done, total)`
+    /// is called after each page; when it returns `false` the worker and its programs are
+    /// ended and `None` is returned. A page the programs fail on stays without text.
+    pub async fn recognise(
+        &self,
+        bytes: Arc<Vec<u8>>,
+        pages: &[u32],
+        language: &str,
+        limits: &Limits,
+        progress: &mut (dyn FnMut(usize, usize) -> bool + Send),
+    ) -> Result<Option<Vec<OcrPage>>, IngestError> {
+        let dir = tempfile::Builder::new()
+            .prefix("policypal-ocr-")
+            .tempdir()
+            .map_err(|e| protocol(&format!("cannot create a folder for rendered pages: {e}")))?;
+        let mut child = tokio::process::Command::new(&self.program)
+            .arg(WORKER_ARG)
+            .arg(Task::Ocr.as_str())
+            .arg(limits.max_pages.to_string())
+            .arg(limits.max_text_chars.to_string())
+            .arg(limits.extract_memory_mb.to_string())
+            .arg(language)
+            .arg(dir.path())
+            .args(pages.iter().map(u32::to_string))
+            .env("MIMALLOC_ARENA_RESERVE", "64MiB")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .kill_on_drop(true)
+            .process_group(0)
+            .spawn()
+            .map_err(|e| IngestError::ExtractorCrashed {
+                reason: format!(
+                    "the OCR worker {} did not start: {e}",
+                    self.program.display()
+                ),
+            })?;
+        // Declared after `dir`, so dropped before it: the programs end before their folder goes.
+        let _group = Group(child.id());
+        let (Some(mut stdin), Some(stdout), Some(stderr)) =
+            (child.stdin.take(), child.stdout.take(), child.stderr.take())
+        else {
+            return Err(protocol("the worker's pipes are missing"));
+        };
+        let feed = tokio::spawn(async move {
+            let _ = stdin.write_all(&bytes).await;
+            let _ = stdin.shutdown().await;
+        });
+        let read_err = tokio::spawn(async move {
+            let mut err = Vec::new();
+            let _ = stderr.take(STDERR_CAP).read_to_end(&mut err).await;
+            err
+        });
+        let total = pages.len();
+        if !progress(0, total) {
+            return Ok(None);
+        }
+        let mut lines = tokio::io::BufReader::new(stdout).lines();
+        let (mut read, mut chars) = (Vec::with_capacity(total), 0usize);
+        let mut done = 0;
+        loop {
+            let line = match tokio::time::timeout(OCR_PAGE_BUDGET, lines.next_line()).await {
+                Err(_) => {
+                    return Err(IngestError::ExtractionTimeout {
+                        seconds: OCR_PAGE_BUDGET.as_secs(),
+                    });
+                }
+                Ok(Err(e)) => return Err(protocol(&format!("reading the OCR worker: {e}"))),
+                Ok(Ok(None)) => break,
+                Ok(Ok(Some(line))) => line,
+            };
+            match serde_json::from_str::<OcrLine>(&line)
+                .map_err(|e| protocol(&format!("the OCR worker's reply did not parse: {e}")))?
+            {
+                OcrLine::Page(page) => {
+                    chars += page.text.chars().count();
+                    if chars > limits.max_text_chars {
+                        return Err(IngestError::TooMuchText {
+                            max: limits.max_text_chars,
+                        });
+                    }
+                    read.push(page);
+                }
+                OcrLine::Failed { page, reason } => {
+                    tracing::warn!(page, %reason, "OCR could not read a page");
+                }
+            }
+            done += 1;
+            if !progress(done, total) {
+                return Ok(None);
+            }
+        }
+        feed.abort();
+        let status = child
+            .wait()
+            .await
+            .map_err(|e| protocol(&format!("waiting for the OCR worker: {e}")))?;
+        if !status.success() {
+            let err = read_err.await.unwrap_or_default();
+            return Err(ended(&status, &String::from_utf8_lossy(&err), limits));
+        }
+        read.sort_by_key(|p| p.number);
+        Ok(Some(read))
     }
 
     async fn run(
@@ -234,6 +381,7 @@ pub fn serve_if_asked() -> Option<i32> {
     let task = match args.get(1).map(String::as_str) {
         Some("inspect") => Task::Inspect,
         Some("extract") => Task::Extract,
+        Some("ocr") => Task::Ocr,
         _ => return Some(2),
     };
     if let Err(e) = limit_memory(memory_mb) {
@@ -248,6 +396,7 @@ pub fn serve_if_asked() -> Option<i32> {
     let max_pages = usize::try_from(max_pages).unwrap_or(usize::MAX);
     let max_chars = usize::try_from(max_chars).unwrap_or(usize::MAX);
     let reply = match task {
+        Task::Ocr => return Some(serve_ocr(&bytes, args.get(5..).unwrap_or_default())),
         Task::Inspect => match pdf::inspect(&bytes, max_pages) {
             Ok(n) => Reply::Pages(n),
             Err(e) => Reply::Refused(e),
@@ -270,6 +419,74 @@ pub fn serve_if_asked() -> Option<i32> {
             Some(3)
         }
     }
+}
+
+/// The OCR task: `args` are the language, the folder for rendered pages and the page numbers.
+/// Pages are shared out among one thread per core (each runs one renderer and one recogniser
+/// at a time); each page's result is written as one line as soon as it is read.
+fn serve_ocr(bytes: &[u8], args: &[String]) -> i32 {
+    let [language, dir, pages @ ..] = args else {
+        eprintln!(
+            "usage: {WORKER_ARG} ocr MAX_PAGES MAX_CHARS MEMORY_MB LANGUAGE DIR PAGE... < file.pdf"
+        );
+        return 2;
+    };
+    let dir = Path::new(dir);
+    let pages: Vec<u32> = pages.iter().filter_map(|p| p.parse().ok()).collect();
+    let sizes = match pdf::page_sizes(bytes) {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("cannot read the PDF's pages: {e}");
+            return 3;
+        }
+    };
+    let input = dir.join("input.pdf");
+    if let Err(e) = std::fs::write(&input, bytes) {
+        eprintln!("cannot write the PDF for the renderer: {e}");
+        return 3;
+    }
+    let threads = std::thread::available_parallelism()
+        .map_or(1, std::num::NonZeroUsize::get)
+        .clamp(1, pages.len().max(1));
+    let (send, receive) = std::sync::mpsc::channel::<OcrLine>();
+    std::thread::scope(|scope| {
+        for first in 0..threads {
+            let (send, pages, sizes, input) = (send.clone(), &pages, &sizes, &input);
+            scope.spawn(move || {
+                for &page in pages.iter().skip(first).step_by(threads) {
+                    let (w, h) = sizes.get(&page).copied().unwrap_or((612.0, 792.0));
+                    let line = match ocr::dpi_for(w, h) {
+                        None => OcrLine::Failed {
+                            page,
+                            reason: format!(
+                                "a page of {w} × {h} points cannot be rendered for OCR"
+                            ),
+                        },
+                        Some(dpi) => match ocr::recognise(input, dir, page, dpi, language) {
+                            Ok(read) => OcrLine::Page(read),
+                            Err(reason) => OcrLine::Failed { page, reason },
+                        },
+                    };
+                    if send.send(line).is_err() {
+                        return;
+                    }
+                }
+            });
+        }
+        drop(send);
+        let mut out = std::io::stdout().lock();
+        for line in receive {
+            let written = serde_json::to_writer(&mut out, &line)
+                .map_err(std::io::Error::from)
+                .and_then(|()| std::io::Write::write_all(&mut out, b"\n"))
+                .and_then(|()| std::io::Write::flush(&mut out));
+            if let Err(e) = written {
+                eprintln!("cannot write a page: {e}");
+                return 3;
+            }
+        }
+        0
+    })
 }
 
 /// Caps this process's address space.

@@ -97,6 +97,7 @@ export const Citation = z.object({
   chunk_id: z.string(),
   quote: z.string(),
   url: z.string().nullish(),
+  ocr_confidence: z.number().nullish(),
 });
 export type Citation = z.infer<typeof Citation>;
 
@@ -212,7 +213,7 @@ export const AgentEvent = z.discriminatedUnion("type", [
 ]);
 export type AgentEvent = z.infer<typeof AgentEvent>;
 
-export const Stage = z.enum(["reading", "extracting", "chunking", "embedding", "indexing", "done"]);
+export const Stage = z.enum(["reading", "extracting", "recognising", "chunking", "embedding", "indexing", "done"]);
 export type Stage = z.infer<typeof Stage>;
 export const IngestEvent = z.object({
   job_id: z.string(),
@@ -222,7 +223,9 @@ export const IngestEvent = z.object({
 });
 export type IngestEvent = z.infer<typeof IngestEvent>;
 
-export const PageText = z.object({ before: z.string(), quote: z.string().nullable(), after: z.string() });
+export const WordBox = z.object({ x: z.number(), y: z.number(), w: z.number(), h: z.number(), confidence: z.number() });
+export type WordBox = z.infer<typeof WordBox>;
+export const PageText = z.object({ before: z.string(), quote: z.string().nullable(), after: z.string(), boxes: z.array(WordBox) });
 export type PageText = z.infer<typeof PageText>;
 
 export const AppInfo = z.object({
@@ -243,6 +246,10 @@ export const UiSettings = z.object({
   models: z.record(z.string(), z.string()),
   web_search: z.boolean().default(false),
   model_file: z.string().default(""),
+  ocr: z.boolean().default(true),
+  ocr_language: z.string().default("eng"),
+  ocr_installed: z.array(z.string()).default([]),
+  ocr_problem: z.string().nullish(),
 });
 export type UiSettings = z.infer<typeof UiSettings>;
 

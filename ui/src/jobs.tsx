@@ -21,6 +21,8 @@ export type Job = {
   phase: "queued" | Stage | "failed" | "cancelled";
   done: number;
   total: number;
+  /** The file has scanned pages: OCR takes most of the time, the later stages the rest. */
+  scanned?: boolean;
   error?: string;
 };
 
@@ -44,7 +46,13 @@ export function JobsProvider({ children }: { children: ReactNode }) {
         setJobs((all) =>
           all.map((j) =>
             j.id === e.job_id && j.phase !== "failed" && j.phase !== "cancelled"
-              ? { ...j, phase: e.phase === "queued" ? "queued" : e.phase.stage, done: e.done, total: e.total }
+              ? {
+                  ...j,
+                  phase: e.phase === "queued" ? "queued" : e.phase.stage,
+                  done: e.done,
+                  total: e.total,
+                  scanned: j.scanned || (e.phase !== "queued" && e.phase.stage === "recognising"),
+                }
               : j,
           ),
         );
@@ -99,6 +107,7 @@ const STAGE_LABEL: Record<Job["phase"], string> = {
   queued: "Waiting",
   reading: "Reading",
   extracting: "Extracting text",
+  recognising: "Recognising scanned page",
   chunking: "Splitting into passages",
   embedding: "Embedding",
   indexing: "Indexing",
@@ -107,9 +116,15 @@ const STAGE_LABEL: Record<Job["phase"], string> = {
   cancelled: "Cancelled",
 };
 
-/** Overall progress 0–1 across the stages (embedding dominates the time). */
+/** Overall progress 0–1 across the stages (embedding dominates the time, unless pages are OCR'd). */
 export function jobProgress(j: Job): number {
   const within = j.total > 0 ? j.done / j.total : 0;
+  if (j.phase === "recognising") return 0.05 + 0.55 * within;
+  const base = textProgress(j, within);
+  return j.scanned && base > 0.05 && base < 1 ? 0.6 + 0.4 * base : base;
+}
+
+function textProgress(j: Job, within: number): number {
   switch (j.phase) {
     case "queued":
       return 0;
@@ -129,4 +144,4 @@ export function jobProgress(j: Job): number {
 }
 
 export const stageLabel = (j: Job) =>
-  STAGE_LABEL[j.phase] + (j.total > 0 && (j.phase === "extracting" || j.phase === "embedding") ? ` ${j.done}/${j.total}` : "");
+  STAGE_LABEL[j.phase] + (j.total > 0 && (j.phase === "extracting" || j.phase === "recognising" || j.phase === "embedding") ? ` ${j.done}/${j.total}` : "");

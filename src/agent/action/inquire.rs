@@ -391,6 +391,7 @@ impl Agent<'_> {
                 chunk_id: String::new(),
                 quote,
                 url: Some(r.url.clone()),
+                ocr_confidence: None,
             });
         }
         Ok(out)

@@ -24,6 +24,11 @@ export function PageView({ citation, onClose }: { citation: Citation; onClose: (
           <div className="flex items-center gap-3 border-b px-5 py-3">
             <Dialog.Title className="text-base font-semibold">
               {docLabel(citation)} — page {citation.page}
+              {citation.ocr_confidence != null && (
+                <span className="ml-2 rounded bg-amber-100 px-1.5 text-xs font-normal text-amber-800">
+                  scanned page, OCR {citation.ocr_confidence}% confidence
+                </span>
+              )}
             </Dialog.Title>
             <div className="ml-auto flex rounded-md border text-sm" role="group" aria-label="View">
               {(["pdf", "text"] as const).map((v) => (
@@ -45,7 +50,7 @@ export function PageView({ citation, onClose }: { citation: Citation; onClose: (
           <Dialog.Description className="sr-only">The text of the cited page with the quote highlighted.</Dialog.Description>
           {view === "pdf" ? (
             <div className="min-h-0 flex-1 overflow-auto bg-slate-100 p-4">
-              <PdfPage documentId={citation.document_id} page={citation.page} quote={citation.quote} />
+              <PdfPage documentId={citation.document_id} page={citation.page} quote={citation.quote} boxes={page.data?.boxes} />
             </div>
           ) : (
             <div className="min-h-0 flex-1 overflow-y-auto px-6 py-4 font-serif text-sm leading-relaxed whitespace-pre-wrap text-slate-800">

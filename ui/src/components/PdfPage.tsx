@@ -3,13 +3,14 @@
 import * as pdfjs from "pdfjs-dist";
 import workerUrl from "pdfjs-dist/build/pdf.worker.min.mjs?url";
 import { useEffect, useRef, useState } from "react";
-import { api, toIpcError } from "../ipc";
+import { api, toIpcError, type WordBox } from "../ipc";
 
 pdfjs.GlobalWorkerOptions.workerSrc = workerUrl;
 
 const norm = (s: string) => s.replace(/\s+/g, " ").trim().toLowerCase();
 
-export function PdfPage({ documentId, page, quote }: { documentId: string; page: number; quote: string }) {
+/** `boxes`: the quote's words on a scanned page (points from the top-left corner), from OCR. */
+export function PdfPage({ documentId, page, quote, boxes }: { documentId: string; page: number; quote: string; boxes?: WordBox[] }) {
   const canvas = useRef<HTMLCanvasElement>(null);
   const [marks, setMarks] = useState<{ x: number; y: number; w: number; h: number }[]>([]);
   const [state, setState] = useState<"loading" | "ready" | string>("loading");
@@ -63,6 +64,10 @@ export function PdfPage({ documentId, page, quote }: { documentId: string; page:
             found.push({ x: t[4], y: t[5] - h, w: item.width * viewport.scale, h: h * 1.2 });
           }
         }
+        // A scan has no text layer for pdf.js to read: OCR placed the quote's words.
+        if (found.length === 0 && boxes) {
+          for (const b of boxes) found.push({ x: b.x * viewport.scale, y: b.y * viewport.scale, w: b.w * viewport.scale, h: b.h * viewport.scale });
+        }
         if (!cancelled) {
           setMarks(found);
           setState("ready");
@@ -75,7 +80,7 @@ export function PdfPage({ documentId, page, quote }: { documentId: string; page:
       cancelled = true;
       void doc?.destroy();
     };
-  }, [documentId, page, quote]);
+  }, [documentId, page, quote, boxes]);
   return (
     <div className="relative mx-auto w-fit">
       {state === "loading" && <p className="p-4 text-sm text-slate-500">Rendering page {page}…</p>}

@@ -27,6 +27,7 @@ export function SettingsDialog(props: { open: boolean; onOpenChange: (o: boolean
               <ModeSection />
               <KeySection name={LLM_KEY} title="API key for the language model" placeholder="sk-…" />
               <WebSection />
+              <OcrSection />
               <KeySection name={WEB_KEY} title="API key for web search (Tavily)" placeholder="tvly-…" />
               <PrivacySection info={props.info} />
               <section>
@@ -123,7 +124,13 @@ function ModeSection() {
   }, [settings.data]);
   const save = useMutation({
     // The web switch saves itself; keep its stored value.
-    mutationFn: (s: UiSettings) => api.saveSettings({ ...s, web_search: settings.data?.web_search ?? s.web_search }),
+    mutationFn: (s: UiSettings) =>
+      api.saveSettings({
+        ...s,
+        web_search: settings.data?.web_search ?? s.web_search,
+        ocr: settings.data?.ocr ?? s.ocr,
+        ocr_language: settings.data?.ocr_language ?? s.ocr_language,
+      }),
     onSuccess: (s) => {
       setDraft(s);
       void qc.invalidateQueries({ queryKey: ["settings"] });
@@ -233,6 +240,47 @@ function WebSection() {
           Allow web search with <b>@web</b> (off by default). Web results are shown in their own section, never as library citations.
         </span>
       </label>
+    </section>
+  );
+}
+
+function OcrSection() {
+  const qc = useQueryClient();
+  const toast = useToast();
+  const settings = useQuery({ queryKey: ["settings"], queryFn: api.settings });
+  const save = useMutation({
+    mutationFn: (change: Partial<UiSettings>) => api.saveSettings({ ...(settings.data as UiSettings), ...change }),
+    onSuccess: () => void qc.invalidateQueries({ queryKey: ["settings"] }),
+    onError: toast.error,
+  });
+  if (!settings.data) return null;
+  const s = settings.data;
+  const languages = s.ocr_installed.includes(s.ocr_language) ? s.ocr_installed : [s.ocr_language, ...s.ocr_installed];
+  return (
+    <section>
+      <h3 className="mb-2 font-semibold text-slate-700">Scanned pages (OCR)</h3>
+      <label className="flex items-center gap-2">
+        <input type="checkbox" checked={s.ocr} onChange={(e) => save.mutate({ ocr: e.target.checked })} />
+        <span>Read pages without a text layer with OCR (Tesseract, on this computer). Applies to documents added from now on.</span>
+      </label>
+      <label className="mt-2 flex items-center gap-2 text-slate-600">
+        Language
+        <select
+          className="rounded border px-1 py-0.5"
+          value={s.ocr_language}
+          disabled={!s.ocr}
+          onChange={(e) => save.mutate({ ocr_language: e.target.value })}
+          aria-label="OCR language"
+        >
+          {languages.map((l) => (
+            <option key={l} value={l}>
+              {l}
+            </option>
+          ))}
+        </select>
+        <span className="text-xs">Installed: {s.ocr_installed.length ? s.ocr_installed.join(", ") : "none"}</span>
+      </label>
+      {s.ocr_problem && <p className="mt-1 text-xs text-red-700">{s.ocr_problem}</p>}
     </section>
   );
 }

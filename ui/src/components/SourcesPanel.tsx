@@ -51,6 +51,14 @@ export function SourcesPanel({ open, onToggle, state }: { open: boolean; onToggl
                 <figcaption className="mb-1 flex items-center gap-2 text-xs text-slate-500">
                   <span className="rounded-full bg-indigo-100 px-1.5 text-indigo-800">{i + 1}</span>
                   page {c.page}
+                  {c.ocr_confidence != null && (
+                    <span
+                      className="rounded bg-amber-100 px-1.5 text-amber-800"
+                      title="This page is a scan; its text was recognised by OCR. The quote matches the recognised text."
+                    >
+                      OCR · {c.ocr_confidence}% confidence
+                    </span>
+                  )}
                 </figcaption>
                 <blockquote className="text-slate-700">“{c.quote}”</blockquote>
                 <div className="mt-1.5 flex gap-3 text-xs">

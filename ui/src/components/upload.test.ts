@@ -21,6 +21,13 @@ describe("ingestion progress", () => {
     for (let i = 1; i < values.length; i++) expect(values[i]).toBeGreaterThanOrEqual(values[i - 1]);
     expect(values[values.length - 1]).toBe(1);
   });
+  it("only moves forward when scanned pages are recognised first", () => {
+    const scanned = (phase: Job["phase"], done = 0, total = 0): Job => ({ ...job(phase, done, total), scanned: phase !== "reading" && phase !== "extracting" });
+    const steps = [scanned("reading"), scanned("extracting"), scanned("recognising", 0, 8), scanned("recognising", 8, 8), scanned("chunking"), scanned("embedding", 2, 4), scanned("indexing"), scanned("done")];
+    const values = steps.map(jobProgress);
+    for (let i = 1; i < values.length; i++) expect(values[i]).toBeGreaterThanOrEqual(values[i - 1]);
+    expect(values[values.length - 1]).toBe(1);
+  });
 });
 
 describe("library grouping", () => {
