@@ -22,7 +22,7 @@ use crate::agent::Agent;
 use crate::agent::types::{Action, AskRequest, Event, Mode, Status, TurnResult};
 use crate::config::DataDir;
 use crate::embed::minilm::Arithmetic;
-use crate::store::{DocType, Document, Profile};
+use crate::store::{DocType, Document, Profile, UserContext};
 use crate::{
     Error, ErrorKind, Flow, IngestRequest, Library, Progress, SearchRequest, Stage, bench, secrets,
 };
@@ -148,6 +148,9 @@ pub enum ProfilesCmd {
     Create {
         /// Unique name.
         name: String,
+        /// Organisation ("Acme Bank").
+        #[arg(long, default_value = "")]
+        organisation: String,
         /// Industry ("Banking").
         #[arg(long, default_value = "")]
         industry: String,
@@ -671,10 +674,16 @@ async fn run_profiles(lib: &Library, cli: &Cli, cmd: &ProfilesCmd) -> Result<(),
     match cmd {
         ProfilesCmd::Create {
             name,
+            organisation,
             industry,
             location,
         } => {
-            let p = lib.store().create_profile(name, industry, location).await?;
+            let context = UserContext {
+                organisation: organisation.clone(),
+                industry: industry.clone(),
+                location: location.clone(),
+            };
+            let p = lib.store().create_profile(name, &context).await?;
             if json {
                 print_json(&p)
             } else {
@@ -707,8 +716,9 @@ async fn run_profiles(lib: &Library, cli: &Cli, cmd: &ProfilesCmd) -> Result<(),
                 print_json(&p)
             } else {
                 println!(
-                    "name:     {}\nindustry: {}\nlocation: {}\nredact:   {}\nid:       {}",
+                    "name:         {}\norganisation: {}\nindustry:     {}\nlocation:     {}\nredact:       {}\nid:           {}",
                     p.name,
+                    p.organisation,
                     p.industry,
                     p.location,
                     privacy_label(&p),

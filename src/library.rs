@@ -465,7 +465,11 @@ impl Library {
     pub async fn ensure_profile(&self, name: &str) -> Result<Profile, Error> {
         match self.store.profile(name).await {
             Err(StoreError::ProfileNotFound(_)) => {
-                match self.store.create_profile(name, "", "").await {
+                match self
+                    .store
+                    .create_profile(name, &crate::store::UserContext::default())
+                    .await
+                {
                     Err(StoreError::ProfileExists(_)) => Ok(self.store.profile(name).await?),
                     other => Ok(other?),
                 }

@@ -154,6 +154,8 @@ pub struct Profile {
     pub id: String,
     /// Unique display name.
     pub name: String,
+    /// The organisation the profile works for ("Acme Bank"), used in model prompts.
+    pub organisation: String,
     /// Industry, used to tune answers ("Banking").
     pub industry: String,
     /// Jurisdiction ("Malaysia").
@@ -165,6 +167,17 @@ pub struct Profile {
     /// Person names to redact besides the patterns (emails, phones, IBANs, cards, ids).
     #[sqlx(try_from = "String")]
     pub redact_names: NameList,
+}
+
+/// What a profile tells the model about its user (spec 002's user context).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct UserContext {
+    /// Organisation ("Acme Bank").
+    pub organisation: String,
+    /// Industry ("Banking").
+    pub industry: String,
+    /// Jurisdiction ("Malaysia").
+    pub location: String,
 }
 
 /// A list of names stored as a JSON array.
@@ -481,8 +494,7 @@ impl Store {
     pub async fn create_profile(
         &self,
         name: &str,
-        industry: &str,
-        location: &str,
+        context: &UserContext,
     ) -> Result<Profile, StoreError> {
         let name = validate_name("profile", name)?;
         // Profiles are found by id or by name: a name shaped like an id could shadow another
@@ -496,12 +508,13 @@ impl Store {
         }
         let id = uuid::Uuid::now_v7().to_string();
         let res = sqlx::query(
-            "INSERT INTO profiles(id, name, industry, location, created_at) VALUES (?, ?, ?, ?, ?)",
+            "INSERT INTO profiles(id, name, organisation, industry, location, created_at) VALUES (?, ?, ?, ?, ?, ?)",
         )
         .bind(&id)
         .bind(&name)
-        .bind(industry.trim())
-        .bind(location.trim())
+        .bind(context.organisation.trim())
+        .bind(context.industry.trim())
+        .bind(context.location.trim())
         .bind(now())
         .execute(&self.pool)
         .await;
@@ -518,7 +531,7 @@ impl Store {
     /// but a database from an older version may hold one).
     pub async fn profile(&self, id_or_name: &str) -> Result<Profile, StoreError> {
         sqlx::query_as::<_, Profile>(
-            "SELECT id, name, industry, location, created_at, redact_pii, redact_names FROM profiles \
+            "SELECT id, name, organisation, industry, location, created_at, redact_pii, redact_names FROM profiles \
              WHERE id = ?1 OR name = ?2 ORDER BY id = ?1 DESC LIMIT 1",
         )
         .bind(id_or_name)
@@ -531,26 +544,65 @@ impl Store {
     /// All profiles by name.
     pub async fn profiles(&self) -> Result<Vec<Profile>, StoreError> {
         Ok(sqlx::query_as::<_, Profile>(
-            "SELECT id, name, industry, location, created_at, redact_pii, redact_names FROM profiles ORDER BY name",
+            "SELECT id, name, organisation, industry, location, created_at, redact_pii, redact_names FROM profiles ORDER BY name",
         )
         .fetch_all(&self.pool)
         .await?)
     }
 
-    /// Changes a profile's industry and location.
+    /// Renames a profile and sets its user context in one write (the desktop's first run).
+    pub async fn set_up_profile(
+        &self,
+        profile_id: &str,
+        name: &str,
+        context: &UserContext,
+    ) -> Result<Profile, StoreError> {
+        let name = validate_name("profile", name)?;
+        if uuid::Uuid::parse_str(&name).is_ok() {
+            return Err(StoreError::InvalidName {
+                what: "profile",
+                name,
+                reason: "it has the form of a profile id",
+            });
+        }
+        let res = sqlx::query(
+            "UPDATE profiles SET name = ?, organisation = ?, industry = ?, location = ? WHERE id = ?",
+        )
+        .bind(&name)
+        .bind(context.organisation.trim())
+        .bind(context.industry.trim())
+        .bind(context.location.trim())
+        .bind(profile_id)
+        .execute(&self.pool)
+        .await;
+        match res {
+            Ok(r) if r.rows_affected() == 0 => {
+                Err(StoreError::ProfileNotFound(profile_id.to_owned()))
+            }
+            Ok(_) => self.profile(profile_id).await,
+            Err(sqlx::Error::Database(e)) if e.is_unique_violation() => {
+                Err(StoreError::ProfileExists(name))
+            }
+            Err(e) => Err(e.into()),
+        }
+    }
+
+    /// Changes a profile's user context (organisation, industry, location).
     pub async fn update_profile(
         &self,
         profile_id: &str,
-        industry: &str,
-        location: &str,
+        context: &UserContext,
     ) -> Result<Profile, StoreError> {
-        let n = sqlx::query("UPDATE profiles SET industry = ?, location = ? WHERE id = ?")
-            .bind(industry.trim())
-            .bind(location.trim())
-            .bind(profile_id)
-            .execute(&self.pool)
-            .await?
-            .rows_affected();
+        let n = sqlx::query(
+            "UPDATE profiles SET organisation = ?, industry = ?, location = ? WHERE id = ?",
+        )
+        .bind(context.organisation.trim())
+        .bind(context.industry.trim())
+        .bind(context.location.trim())
+        .bind(profile_id)
+        .execute(&self.pool)
+        .await?
+        .rows_affected();
         if n == 0 {
             return Err(StoreError::ProfileNotFound(profile_id.to_owned()));
         }

@@ -2,6 +2,7 @@
 
 use policypal::config::{EmbedderSettings, Settings};
 use policypal::ingest::IngestError;
+use policypal::store::UserContext;
 use policypal::{Error, ErrorKind, SearchRequest};
 
 use crate::common::{TestLib, fixture, ingest, ingest_fixture, make_pdf, request, write};
@@ -179,7 +180,7 @@ async fn odd_names_unknown_profiles_and_bad_titles() {
     assert_eq!(
         t.lib
             .store()
-            .create_profile("alice", "", "")
+            .create_profile("alice", &UserContext::default())
             .await
             .map_err(Error::from)
             .unwrap_err()

@@ -1,6 +1,7 @@
 //! Generative answers against a scripted OpenAI-compatible chat server on 127.0.0.1: streaming,
 //! quote verification, malformed output, NO_ANSWER, unreachable and slow servers.
 
+use policypal::store::UserContext;
 use std::collections::VecDeque;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -105,7 +106,14 @@ async fn library(url: &str, timeout_secs: u64) -> (TestLib, policypal::store::Pr
     let p = t
         .lib
         .store()
-        .create_profile("alice", "Banking", "Malaysia")
+        .create_profile(
+            "alice",
+            &UserContext {
+                organisation: String::new(),
+                industry: "Banking".into(),
+                location: "Malaysia".into(),
+            },
+        )
         .await
         .unwrap();
     ingest_fixture(&t.lib, &p, "capital-2024.pdf").await;

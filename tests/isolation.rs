@@ -1,5 +1,6 @@
 //! Profile isolation: one profile never sees another's documents, sets, chunks or files.
 
+use policypal::store::UserContext;
 use policypal::{ErrorKind, SearchRequest};
 
 use crate::common::{TestLib, fixture, ingest, ingest_fixture, request};
@@ -165,7 +166,7 @@ async fn a_profile_name_shaped_like_another_profiles_id_is_refused() {
     let err = t
         .lib
         .store()
-        .create_profile(&a.id, "", "")
+        .create_profile(&a.id, &UserContext::default())
         .await
         .unwrap_err();
     let err = policypal::Error::from(err);
@@ -175,7 +176,10 @@ async fn a_profile_name_shaped_like_another_profiles_id_is_refused() {
     assert!(
         t.lib
             .store()
-            .create_profile("01a21096-a297-7649-8473-ca84a3369bbc", "", "")
+            .create_profile(
+                "01a21096-a297-7649-8473-ca84a3369bbc",
+                &UserContext::default()
+            )
             .await
             .is_err()
     );

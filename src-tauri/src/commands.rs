@@ -6,13 +6,14 @@
 
 use policypal::agent::ThreadView;
 use policypal::agent::types::{Event, TurnResult};
-use policypal::store::{Conversation, DocSet, Document, Profile};
+use policypal::store::{Conversation, DocSet, Document, Profile, UserContext};
 use tauri::ipc::Channel;
 use tauri::{AppHandle, Emitter, State};
 use tauri_plugin_dialog::DialogExt;
 
 use crate::api::{
-    AppInfo, AskArgs, Desk, ExportFormat, IngestArgs, IngestEvent, PageText, UiSettings,
+    AppInfo, AskArgs, Desk, ExportFormat, IngestArgs, IngestEvent, PageText, SampleDocument,
+    UiSettings,
 };
 use crate::error::{IpcError, IpcResult};
 
@@ -47,10 +48,16 @@ pub async fn app_info(desk: State<'_, Desk>) -> IpcResult<AppInfo> {
 pub async fn profile_create(
     desk: State<'_, Desk>,
     name: String,
+    organisation: Option<String>,
     industry: String,
     location: String,
 ) -> IpcResult<Profile> {
-    desk.create_profile(&name, &industry, &location).await
+    let context = UserContext {
+        organisation: organisation.unwrap_or_default(),
+        industry,
+        location,
+    };
+    desk.create_profile(&name, &context).await
 }
 
 /// Switches to another profile.
@@ -59,14 +66,49 @@ pub async fn profile_switch(desk: State<'_, Desk>, id: String) -> IpcResult<Prof
     desk.switch_profile(&id).await
 }
 
-/// Changes the active profile's industry and location.
+/// Changes the active profile's user context.
 #[tauri::command]
 pub async fn profile_update(
     desk: State<'_, Desk>,
+    organisation: Option<String>,
     industry: String,
     location: String,
 ) -> IpcResult<Profile> {
-    desk.update_profile(&industry, &location).await
+    let context = UserContext {
+        organisation: organisation.unwrap_or_default(),
+        industry,
+        location,
+    };
+    desk.update_profile(&context).await
+}
+
+/// Completes the first-run onboarding with the profile's name and user context.
+#[tauri::command]
+pub async fn onboarding_finish(
+    desk: State<'_, Desk>,
+    name: String,
+    organisation: String,
+    industry: String,
+    location: String,
+) -> IpcResult<Profile> {
+    let context = UserContext {
+        organisation,
+        industry,
+        location,
+    };
+    desk.finish_onboarding(&name, &context).await
+}
+
+/// Dismisses the first-run onboarding.
+#[tauri::command]
+pub async fn onboarding_skip(desk: State<'_, Desk>) -> IpcResult<()> {
+    desk.skip_onboarding().await
+}
+
+/// The sample document's path (written into the data directory), to add like a dropped file.
+#[tauri::command]
+pub async fn sample_document(desk: State<'_, Desk>) -> IpcResult<SampleDocument> {
+    desk.sample_document().await
 }
 
 /// Switches PII redaction for the active profile.

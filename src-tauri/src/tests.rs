@@ -6,7 +6,7 @@ use std::sync::Mutex;
 
 use policypal::agent::types::{AskRequest, Event, Status};
 use policypal::config::{DataDir, EmbedderSettings, Settings};
-use policypal::store::DocType;
+use policypal::store::{DocType, UserContext};
 use policypal::{ErrorKind, IngestRequest, Stage};
 
 use crate::api::{
@@ -139,7 +139,14 @@ async fn ingest_reports_progress_in_order_and_profiles_stay_isolated() {
 
     // A new profile sees nothing of alice's library or history.
     let bob = desk
-        .create_profile("bob", "Insurance", "Singapore")
+        .create_profile(
+            "bob",
+            &UserContext {
+                organisation: String::new(),
+                industry: "Insurance".into(),
+                location: "Singapore".into(),
+            },
+        )
         .await
         .unwrap();
     assert_ne!(bob.id, alice.id);
@@ -552,4 +559,101 @@ async fn a_library_that_cannot_open_is_reported_not_ready() {
     );
     let err = desk.documents().await.unwrap_err();
     assert_eq!(kind(&err), IpcErrorKind::Shell(ShellErrorKind::NotReady));
+}
+
+#[tokio::test]
+async fn the_first_run_sets_up_the_profile_and_its_sample_answers_with_a_citation() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = data_dir(&tmp);
+    let desk = Desk::open(dir.clone()).await;
+    assert!(desk.info().await.unwrap().first_run);
+    let context = UserContext {
+        organisation: "Acme Bank".into(),
+        industry: "Banking".into(),
+        location: "Malaysia".into(),
+    };
+    let p = desk
+        .finish_onboarding(" Jane Tan ", &context)
+        .await
+        .unwrap();
+    assert_eq!(p.name, "Jane Tan");
+    assert_eq!(
+        (p.organisation.as_str(), p.location.as_str()),
+        ("Acme Bank", "Malaysia")
+    );
+    let info = desk.info().await.unwrap();
+    assert!(!info.first_run);
+    assert_eq!(
+        info.profiles.len(),
+        1,
+        "the first profile is set up, not a second one made"
+    );
+
+    let sample = desk.sample_document().await.unwrap();
+    desk.ingest(
+        IngestArgs {
+            job_id: "sample".into(),
+            request: IngestRequest {
+                path: PathBuf::from(&sample.path),
+                title: Some(sample.title.clone()),
+                version: None,
+                doc_type: DocType::Policy,
+                set: None,
+                supersedes: None,
+            },
+        },
+        &|_| {},
+    )
+    .await
+    .unwrap();
+    let turn = desk
+        .ask(ask_args(&sample.question, None), &|_: &Event| {})
+        .await
+        .unwrap();
+    assert_eq!(turn.answer.status, Status::Answered, "{}", turn.answer.text);
+    let c = &turn.answer.citations[0];
+    assert_eq!((c.title.as_str(), c.page), (sample.title.as_str(), 1));
+    assert!(c.quote.contains("ninety days"), "{}", c.quote);
+    desk.close().await;
+
+    // Restarted: set up, not asked again.
+    let desk = Desk::open(dir).await;
+    let info = desk.info().await.unwrap();
+    assert!(!info.first_run);
+    assert_eq!(info.profile.organisation, "Acme Bank");
+    desk.close().await;
+}
+
+#[tokio::test]
+async fn onboarding_is_offered_only_to_a_new_library_and_a_taken_name_is_refused() {
+    // A library in use before onboarding existed: documents already there.
+    let tmp = tempfile::tempdir().unwrap();
+    let desk = Desk::open(data_dir(&tmp)).await;
+    desk.ingest(ingest_args("j", "capital-2024.pdf"), &|_| {})
+        .await
+        .unwrap();
+    assert!(!desk.info().await.unwrap().first_run);
+    desk.close().await;
+
+    // Skipped: not shown again, nothing changed.
+    let tmp = tempfile::tempdir().unwrap();
+    let desk = Desk::open(data_dir(&tmp)).await;
+    let before = desk.info().await.unwrap().profile;
+    desk.skip_onboarding().await.unwrap();
+    let info = desk.info().await.unwrap();
+    assert!(!info.first_run);
+    assert_eq!(info.profile, before);
+
+    // A name another profile has is refused; the active profile is unchanged.
+    desk.create_profile("Audit team", &UserContext::default())
+        .await
+        .unwrap();
+    desk.switch_profile(&before.id).await.unwrap();
+    let err = desk
+        .finish_onboarding("Audit team", &UserContext::default())
+        .await
+        .unwrap_err();
+    assert_eq!(kind(&err), IpcErrorKind::Core(ErrorKind::Duplicate));
+    assert_eq!(desk.info().await.unwrap().profile, before);
+    desk.close().await;
 }

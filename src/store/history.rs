@@ -431,7 +431,10 @@ mod tests {
     async fn a_turn_is_written_whole_or_not_at_all() {
         let tmp = tempfile::tempdir().unwrap();
         let store = Store::open(&tmp.path().join("db.sqlite3")).await.unwrap();
-        let p = store.create_profile("alice", "", "").await.unwrap();
+        let p = store
+            .create_profile("alice", &crate::store::UserContext::default())
+            .await
+            .unwrap();
         let message = |id, thread| NewMessage {
             id,
             conversation_id: thread,

@@ -6,6 +6,7 @@ import { SettingsDialog } from "./components/SettingsDialog";
 import { Sidebar } from "./components/Sidebar";
 import { SourcesPanel, type SourcesState } from "./components/SourcesPanel";
 import { UploadDialog } from "./components/UploadDialog";
+import { Welcome } from "./components/Welcome";
 import { api, isTauri, onFileDrop, toIpcError, type Citation } from "./ipc";
 import { useToast } from "./toast";
 
@@ -20,6 +21,8 @@ export default function App() {
   const [upload, setUpload] = useState<string[] | null>(null);
   const [dragging, setDragging] = useState(false);
   const [settingsOpen, setSettingsOpen] = useState(false);
+  /** A question to offer in an empty chat (the sample document's, after the first run). */
+  const [suggestion, setSuggestion] = useState<string | null>(null);
 
   useEffect(() => {
     if (!isTauri()) return;
@@ -102,10 +105,20 @@ export default function App() {
           modelInstalled={info.data.model_installed}
           modelDir={info.data.model_dir}
           webEnabled={info.data.web_enabled}
+          suggestion={suggestion}
         />
       </main>
       <SourcesPanel open={sourcesOpen} onToggle={() => setSourcesOpen((o) => !o)} state={sources} />
       {upload && <UploadDialog paths={upload} onClose={() => setUpload(null)} onDone={() => setTab("documents")} />}
+      {info.data.first_run && (
+        <Welcome
+          info={info.data}
+          onDone={(q) => {
+            setSuggestion(q);
+            void qc.invalidateQueries({ queryKey: ["info"] });
+          }}
+        />
+      )}
       <SettingsDialog open={settingsOpen} onOpenChange={setSettingsOpen} info={info.data} onProfileChanged={profileChanged} />
       {dragging && (
         <div className="pointer-events-none fixed inset-0 z-40 flex items-center justify-center bg-blue-600/10 ring-4 ring-inset ring-blue-500">

@@ -38,6 +38,7 @@ export class IpcError extends Error {
 export const Profile = z.object({
   id: z.string(),
   name: z.string(),
+  organisation: z.string().default(""),
   industry: z.string(),
   location: z.string(),
   created_at: z.string(),
@@ -236,6 +237,7 @@ export const AppInfo = z.object({
   profiles: z.array(Profile),
   llm_configured: z.boolean(),
   web_enabled: z.boolean().default(false),
+  first_run: z.boolean().default(false),
 });
 export type AppInfo = z.infer<typeof AppInfo>;
 
@@ -282,7 +284,12 @@ export const api = {
   createProfile: (name: string, industry: string, location: string) =>
     call(Profile, "profile_create", { name, industry, location }),
   switchProfile: (id: string) => call(Profile, "profile_switch", { id }),
-  updateProfile: (industry: string, location: string) => call(Profile, "profile_update", { industry, location }),
+  updateProfile: (organisation: string, industry: string, location: string) =>
+    call(Profile, "profile_update", { organisation, industry, location }),
+  finishOnboarding: (name: string, organisation: string, industry: string, location: string) =>
+    call(Profile, "onboarding_finish", { name, organisation, industry, location }),
+  skipOnboarding: () => call(Void, "onboarding_skip"),
+  sampleDocument: () => call(z.object({ path: z.string(), title: z.string(), question: z.string() }), "sample_document"),
   setPrivacy: (redactPii: boolean, names: string[]) => call(Profile, "profile_privacy", { redactPii, names }),
 
   documents: () => call(z.array(Document), "documents_list"),

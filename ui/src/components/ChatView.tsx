@@ -31,6 +31,8 @@ export function ChatView(props: {
   modelInstalled: boolean;
   modelDir: string;
   webEnabled?: boolean;
+  /** A question to offer while the chat is empty. */
+  suggestion?: string | null;
 }) {
   const qc = useQueryClient();
   const toast = useToast();
@@ -162,7 +164,14 @@ export function ChatView(props: {
             The embedding model is not installed at <code>{props.modelDir}</code>. Run the set-up command from the README, then restart PolicyPal.
           </div>
         )}
-        {threadId === null && !live && <EmptyChat hasDocs={(docs.data?.length ?? 0) > 0} onAddFiles={props.onAddFiles} />}
+        {threadId === null && !live && (
+          <EmptyChat
+            hasDocs={(docs.data?.length ?? 0) > 0}
+            onAddFiles={props.onAddFiles}
+            suggestion={docs.data?.some((d) => d.status === "ready") ? (props.suggestion ?? null) : null}
+            onAsk={(text) => send({ text, documents: [] })}
+          />
+        )}
         {thread.isError && <p className="text-sm text-red-700">{toIpcError(thread.error).message}</p>}
         <div className="mx-auto max-w-3xl space-y-4">
           {messages
@@ -237,7 +246,8 @@ export function ChatView(props: {
   );
 }
 
-function EmptyChat({ hasDocs, onAddFiles }: { hasDocs: boolean; onAddFiles: () => void }) {
+function EmptyChat(props: { hasDocs: boolean; onAddFiles: () => void; suggestion: string | null; onAsk: (text: string) => void }) {
+  const { hasDocs, onAddFiles, suggestion, onAsk } = props;
   return (
     <div className="mx-auto mt-16 max-w-lg text-center text-slate-600">
       {hasDocs ? (
@@ -247,6 +257,11 @@ function EmptyChat({ hasDocs, onAddFiles }: { hasDocs: boolean; onAddFiles: () =
             Every answer quotes the exact page it comes from. Type <b>@</b> to pick documents, a set, or an action such as
             summarize or compare. Without a language model, answers are verbatim sentences from your documents.
           </p>
+          {suggestion && (
+            <button className="mt-4 rounded-md border border-blue-300 bg-blue-50 px-4 py-2 text-sm text-blue-800 hover:bg-blue-100" onClick={() => onAsk(suggestion)} data-testid="suggested-question">
+              Try: “{suggestion}”
+            </button>
+          )}
         </>
       ) : (
         <>

@@ -52,17 +52,19 @@ export function SettingsDialog(props: { open: boolean; onOpenChange: (o: boolean
 function ProfileSection({ info, onProfileChanged }: { info: AppInfo; onProfileChanged: () => void }) {
   const qc = useQueryClient();
   const toast = useToast();
+  const [organisation, setOrganisation] = useState(info.profile.organisation);
   const [industry, setIndustry] = useState(info.profile.industry);
   const [location, setLocation] = useState(info.profile.location);
   const [newName, setNewName] = useState("");
   useEffect(() => {
+    setOrganisation(info.profile.organisation);
     setIndustry(info.profile.industry);
     setLocation(info.profile.location);
   }, [info.profile]);
   const after = () => {
     void qc.invalidateQueries({ queryKey: ["info"] });
   };
-  const save = useMutation({ mutationFn: () => api.updateProfile(industry, location), onSuccess: () => { after(); toast.info("Profile saved"); }, onError: toast.error });
+  const save = useMutation({ mutationFn: () => api.updateProfile(organisation, industry, location), onSuccess: () => { after(); toast.info("Profile saved"); }, onError: toast.error });
   const switchTo = useMutation({ mutationFn: (id: string) => api.switchProfile(id), onSuccess: () => { onProfileChanged(); after(); }, onError: toast.error });
   const create = useMutation({
     mutationFn: () => api.createProfile(newName, "", ""),
@@ -85,6 +87,8 @@ function ProfileSection({ info, onProfileChanged }: { info: AppInfo; onProfileCh
             </option>
           ))}
         </select>
+        <label htmlFor="organisation">Organisation</label>
+        <input id="organisation" className="rounded border px-2 py-1" value={organisation} placeholder="e.g. Acme Bank" onChange={(e) => setOrganisation(e.target.value)} />
         <label htmlFor="industry">Industry</label>
         <input id="industry" className="rounded border px-2 py-1" value={industry} placeholder="e.g. Banking" onChange={(e) => setIndustry(e.target.value)} />
         <label htmlFor="location">Location</label>
