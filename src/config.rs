@@ -346,6 +346,34 @@ impl DataDir {
         }
     }
 
+    /// Changes the settings under an exclusive lock (`settings.lock`, held across processes):
+    /// loads them, lets `change` edit them, and saves them when it succeeds. Two processes (the
+    /// app and the CLI) changing different settings at once both keep their change; a plain
+    /// load-then-save would let the later save drop the earlier one. `change` failing saves
+    /// nothing.
+    pub fn update_settings<T, E: From<ConfigError>>(
+        &self,
+        change: impl FnOnce(&mut Settings) -> Result<T, E>,
+    ) -> Result<T, E> {
+        let path = self.root.join("settings.lock");
+        let io = |source| ConfigError::Io {
+            path: path.clone(),
+            source,
+        };
+        let lock = std::fs::OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(&path)
+            .map_err(io)?;
+        // Released when `lock` is closed, also on an error below or a crash.
+        lock.lock().map_err(io)?;
+        let mut settings = self.load_settings()?;
+        let out = change(&mut settings)?;
+        self.save_settings(&settings)?;
+        Ok(out)
+    }
+
     /// Writes `settings.json` atomically: a temporary file of this process and call, flushed to
     /// disk, then renamed over the old one (and the folder flushed), so a reader — or a crash,
     /// or another process saving at the same moment — sees the old settings or the new ones,
@@ -459,6 +487,38 @@ mod tests {
             .filter(|n| n.ends_with(".tmp"))
             .collect();
         assert!(left.is_empty(), "{left:?}");
+    }
+
+    #[test]
+    fn changes_made_at_the_same_moment_are_all_kept() {
+        // Regression: a change was a load then a save; the app and the CLI changing settings
+        // at once lost one of the two changes (the later save wrote the settings it had read).
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = DataDir::at(tmp.path());
+        dir.ensure().unwrap();
+        std::thread::scope(|scope| {
+            for _ in 0..4 {
+                let dir = &dir;
+                scope.spawn(move || {
+                    for _ in 0..25 {
+                        dir.update_settings(|s| {
+                            s.limits.max_pages += 1;
+                            Ok::<_, ConfigError>(())
+                        })
+                        .unwrap();
+                    }
+                });
+            }
+        });
+        let start = Limits::default().max_pages;
+        assert_eq!(dir.load_settings().unwrap().limits.max_pages, start + 100);
+        // A change that fails saves nothing.
+        let failed: Result<(), ConfigError> = dir.update_settings(|s| {
+            s.limits.max_pages = 1;
+            Err(ConfigError::NoKeyEndpoint("test".into()))
+        });
+        assert!(failed.is_err());
+        assert_eq!(dir.load_settings().unwrap().limits.max_pages, start + 100);
     }
 
     #[test]

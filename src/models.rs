@@ -39,11 +39,11 @@ pub fn add(dir: &DataDir, file: &Path) -> Result<(LocalModel, llm::local::ModelI
     })?;
     let info = llm::local::inspect(&path)?;
     let name = name_of(&path);
-    let mut settings = dir.load_settings()?;
-    let llm = settings.llm.get_or_insert_with(LlmSettings::default);
-    llm.use_local_model(&name, path.clone());
-    let model = entry(llm, &name, &path);
-    dir.save_settings(&settings)?;
+    let model = dir.update_settings(|settings| {
+        let llm = settings.llm.get_or_insert_with(LlmSettings::default);
+        llm.use_local_model(&name, path.clone());
+        Ok::<_, Error>(entry(llm, &name, &path))
+    })?;
     Ok((model, info))
 }
 
@@ -78,29 +78,22 @@ fn entry(llm: &LlmSettings, name: &str, path: &Path) -> LocalModel {
 /// the default remote models; when nothing else was configured, generative mode has no model
 /// again.
 pub fn remove(dir: &DataDir, name: &str) -> Result<(), Error> {
-    let mut settings = dir.load_settings()?;
-    let Some(llm) = settings.llm.as_mut() else {
-        return Err(Error::InvalidInput(format!(
-            "no local model is named {name}"
-        )));
-    };
-    if llm.local_models.remove(name).is_none() {
-        return Err(Error::InvalidInput(format!(
-            "no local model is named {name}"
-        )));
-    }
-    let defaults = LlmSettings::default();
-    for action in llm::ACTIONS {
-        if llm.model_for(action) == name {
-            llm.models
-                .insert(action.to_owned(), defaults.model_for(action));
+    dir.update_settings(|settings| {
+        let missing = || Error::InvalidInput(format!("no local model is named {name}"));
+        let llm = settings.llm.as_mut().ok_or_else(missing)?;
+        llm.local_models.remove(name).ok_or_else(missing)?;
+        let defaults = LlmSettings::default();
+        for action in llm::ACTIONS {
+            if llm.model_for(action) == name {
+                llm.models
+                    .insert(action.to_owned(), defaults.model_for(action));
+            }
         }
-    }
-    if *llm == defaults {
-        settings.llm = None;
-    }
-    dir.save_settings(&settings)?;
-    Ok(())
+        if *llm == defaults {
+            settings.llm = None;
+        }
+        Ok(())
+    })
 }
 
 /// The name a file is registered under: its file name without `.gguf`.

@@ -652,49 +652,47 @@ impl Desk {
             }
             policypal::models::add(&self.dir, std::path::Path::new(s.model_file.trim()))?;
         }
-        let mut settings = self.dir.load_settings()?;
-        settings.llm = match s.mode {
-            AnswerMode::Extractive => None,
-            AnswerMode::File => settings.llm.take(),
-            AnswerMode::Openai | AnswerMode::Local => {
-                let mut llm = settings.llm.clone().unwrap_or_default();
-                llm.base_url = if s.mode == AnswerMode::Openai {
-                    OPENAI_URL.into()
-                } else {
-                    let url = s.base_url.trim();
-                    if !(url.starts_with("http://") || url.starts_with("https://")) {
-                        return Err(IpcError::invalid(
-                            "the server URL must start with http:// or https:// (for example http://127.0.0.1:11434/v1)",
-                        ));
+        let settings = self.dir.update_settings(|settings| {
+            settings.llm = match s.mode {
+                AnswerMode::Extractive => None,
+                AnswerMode::File => settings.llm.take(),
+                AnswerMode::Openai | AnswerMode::Local => {
+                    let mut llm = settings.llm.clone().unwrap_or_default();
+                    llm.base_url = if s.mode == AnswerMode::Openai {
+                        OPENAI_URL.into()
+                    } else {
+                        let url = s.base_url.trim();
+                        if !(url.starts_with("http://") || url.starts_with("https://")) {
+                            return Err(IpcError::invalid(
+                                "the server URL must start with http:// or https:// (for example http://127.0.0.1:11434/v1)",
+                            ));
+                        }
+                        url.trim_end_matches('/').to_owned()
+                    };
+                    for (action, model) in &s.models {
+                        if Action::parse(action).is_none() {
+                            return Err(IpcError::invalid(format!("unknown action {action:?}")));
+                        }
+                        if !model.trim().is_empty() {
+                            llm.models.insert(action.clone(), model.trim().to_owned());
+                        }
                     }
-                    url.trim_end_matches('/').to_owned()
-                };
-                for (action, model) in &s.models {
-                    if Action::parse(action).is_none() {
-                        return Err(IpcError::invalid(format!("unknown action {action:?}")));
-                    }
-                    if !model.trim().is_empty() {
-                        llm.models.insert(action.clone(), model.trim().to_owned());
-                    }
+                    Some(llm)
                 }
-                Some(llm)
+            };
+            settings.web.enabled = s.web_search;
+            settings.ocr.enabled = s.ocr;
+            let language = s.ocr_language.trim();
+            if !language.is_empty() {
+                if !policypal::ingest::ocr::is_language_code(language) {
+                    return Err(IpcError::invalid(format!(
+                        "{language:?} is not a Tesseract language code (such as eng, or deu+eng)"
+                    )));
+                }
+                language.clone_into(&mut settings.ocr.language);
             }
-        };
-        settings.web.enabled = s.web_search;
-        settings.ocr.enabled = s.ocr;
-        let language = s.ocr_language.trim();
-        if !language.is_empty() {
-            if !language
-                .split('+')
-                .all(|l| !l.is_empty() && l.chars().all(|c| c.is_ascii_alphanumeric() || c == '_'))
-            {
-                return Err(IpcError::invalid(format!(
-                    "{language:?} is not a Tesseract language code (such as eng, or deu+eng)"
-                )));
-            }
-            language.clone_into(&mut settings.ocr.language);
-        }
-        self.dir.save_settings(&settings)?;
+            Ok::<_, IpcError>(settings.clone())
+        })?;
         let mut guard = self.lib.write().await;
         let mut fresh = Library::open(self.dir.clone()).await?;
         if let Ok(e) = old.embedder().await {

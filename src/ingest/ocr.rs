@@ -234,9 +234,20 @@ pub fn languages() -> Result<Vec<String>, String> {
         .collect())
 }
 
+/// Whether `code` has the shape of Tesseract language codes (`eng`, `chi_sim`, `deu+eng`):
+/// it becomes a program argument, so nothing else is accepted.
+pub fn is_language_code(code: &str) -> bool {
+    code.split('+').all(|l| {
+        !l.is_empty() && l.len() <= 32 && l.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+    })
+}
+
 /// Whether OCR in `language` can run here: Tesseract with that language's data, and the
 /// page renderer. The reason when it cannot.
 pub fn check(language: &str) -> Result<(), String> {
+    if !is_language_code(language) {
+        return Err(format!("{language:?} is not a Tesseract language code"));
+    }
     let installed = languages()?;
     if !language
         .split('+')
@@ -312,6 +323,16 @@ mod tests {
             ]
         );
         assert_eq!(aligned[6].y, 650.0, "the box stays the word's own");
+    }
+
+    #[test]
+    fn language_codes_are_codes_and_nothing_else() {
+        for ok in ["eng", "chi_sim", "deu+eng", "frk"] {
+            assert!(is_language_code(ok), "{ok}");
+        }
+        for bad in ["", "eng+", "eng; rm -rf /", "-l", "../x", "eng eng"] {
+            assert!(!is_language_code(bad), "{bad}");
+        }
     }
 
     #[test]

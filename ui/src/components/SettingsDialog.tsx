@@ -91,7 +91,7 @@ function ProfileSection({ info, onProfileChanged }: { info: AppInfo; onProfileCh
         <input id="organisation" className="rounded border px-2 py-1" value={organisation} placeholder="e.g. Acme Bank" onChange={(e) => setOrganisation(e.target.value)} />
         <label htmlFor="industry">Industry</label>
         <input id="industry" className="rounded border px-2 py-1" value={industry} placeholder="e.g. Banking" onChange={(e) => setIndustry(e.target.value)} />
-        <label htmlFor="location">Location</label>
+        <label htmlFor="location">Country</label>
         <input id="location" className="rounded border px-2 py-1" value={location} placeholder="e.g. Malaysia" onChange={(e) => setLocation(e.target.value)} />
         <span />
         <div>

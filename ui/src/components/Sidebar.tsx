@@ -57,7 +57,7 @@ export function Sidebar(props: {
         <div className="min-w-0">
           <div className="truncate text-sm font-medium">{info.profile.name}</div>
           <div className="truncate text-xs text-slate-500">
-            {[info.profile.industry, info.profile.location].filter(Boolean).join(" · ") || "No industry or location set"}
+            {[info.profile.organisation, info.profile.industry, info.profile.location].filter(Boolean).join(" · ") || "No organisation, industry or country set"}
           </div>
         </div>
         <button className="ml-auto rounded p-1.5 text-slate-500 hover:bg-slate-200" onClick={props.onSettings} aria-label="Settings" title="Settings">
