@@ -29,7 +29,18 @@ struct Server {
     url: String,
     bodies: Arc<Mutex<Vec<String>>>,
     heads: Arc<Mutex<Vec<String>>>,
+    /// Routing requests (spec 002's model-based intent and document resolution), answered
+    /// from `routes`, apart from the script.
+    routed: Arc<Mutex<Vec<String>>>,
+    /// Replies to routing requests, in order; then [`PLAIN_ROUTE`].
+    routes: Arc<Mutex<VecDeque<String>>>,
 }
+
+/// What the scripted model says of a message when the test scripts no routing reply.
+const PLAIN_ROUTE: &str = r#"{"action": "inquire", "documents": [], "reason": "a question"}"#;
+
+/// Marks a routing request (the start of its system prompt).
+const ROUTING_PROMPT: &str = "You route a message for PolicyPal";
 
 async fn server(script: Vec<Reply>) -> Server {
     server_on("127.0.0.1:0", script).await
@@ -43,6 +54,9 @@ async fn server_on(addr: &str, script: Vec<Reply>) -> Server {
     let heads = Arc::new(Mutex::new(Vec::new()));
     let seen = bodies.clone();
     let seen_heads = heads.clone();
+    let routed = Arc::new(Mutex::new(Vec::new()));
+    let routes = Arc::new(Mutex::new(VecDeque::new()));
+    let (seen_routed, route_script) = (routed.clone(), routes.clone());
     tokio::spawn(async move {
         loop {
             let Ok((mut sock, _)) = listener.accept().await else {
@@ -51,23 +65,30 @@ async fn server_on(addr: &str, script: Vec<Reply>) -> Server {
             let script = script.clone();
             let seen = seen.clone();
             let seen_heads = seen_heads.clone();
+            let (seen_routed, route_script) = (seen_routed.clone(), route_script.clone());
             tokio::spawn(async move {
                 let Some((head, body)) = crate::common::read_request(&mut sock).await else {
                     return;
                 };
                 seen_heads.lock().unwrap().push(head);
                 let body = String::from_utf8_lossy(&body).to_string();
-                seen.lock().unwrap().push(body);
-                let reply = script
-                    .lock()
-                    .unwrap()
-                    .pop_front()
-                    .unwrap_or(Reply::Text("NO_ANSWER"));
-                let text = match reply {
-                    Reply::Text(t) => t,
-                    Reply::Slow(secs, t) => {
-                        tokio::time::sleep(Duration::from_secs(secs)).await;
-                        t
+                let text: String = if body.contains(ROUTING_PROMPT) {
+                    seen_routed.lock().unwrap().push(body);
+                    let next = route_script.lock().unwrap().pop_front();
+                    next.unwrap_or_else(|| PLAIN_ROUTE.to_owned())
+                } else {
+                    seen.lock().unwrap().push(body);
+                    let reply = script
+                        .lock()
+                        .unwrap()
+                        .pop_front()
+                        .unwrap_or(Reply::Text("NO_ANSWER"));
+                    match reply {
+                        Reply::Text(t) => t.to_owned(),
+                        Reply::Slow(secs, t) => {
+                            tokio::time::sleep(Duration::from_secs(secs)).await;
+                            t.to_owned()
+                        }
                     }
                 };
                 let mut events = String::new();
@@ -90,7 +111,13 @@ async fn server_on(addr: &str, script: Vec<Reply>) -> Server {
             });
         }
     });
-    Server { url, bodies, heads }
+    Server {
+        url,
+        bodies,
+        heads,
+        routed,
+        routes,
+    }
 }
 
 async fn library(url: &str, timeout_secs: u64) -> (TestLib, policypal::store::Profile) {
@@ -166,7 +193,8 @@ async fn streams_an_answer_and_keeps_only_verified_quotes() {
     );
     assert_quotes_on_pages(&t.lib, &p, &turn.answer.citations).await;
     let usage = turn.answer.usage.clone().unwrap();
-    assert_eq!((usage.prompt_tokens, usage.completion_tokens), (1000, 50));
+    // The routing call and the answer, 1000 + 50 tokens each as the server reports them.
+    assert_eq!((usage.prompt_tokens, usage.completion_tokens), (2000, 100));
     assert!(usage.cost_usd > 0.0);
     let body = s.bodies.lock().unwrap()[0].clone();
     assert!(
@@ -330,11 +358,17 @@ async fn a_corrective_retry_does_not_reuse_a_connection_the_server_has_dropped()
         }
     });
     let (t, p) = library(&url, 30).await;
+    let doc = t.lib.documents(&p).await.unwrap().remove(0);
     let agent = Agent::new(&t.lib);
+    // Action and document tagged: nothing to route, the two requests are the answer's.
     let turn = agent
         .ask(
             &p,
-            ask("What capital conservation buffer must a licensed bank hold?"),
+            AskRequest {
+                documents: vec![doc.id.clone()],
+                action: Some(policypal::agent::types::Action::Inquire),
+                ..ask("What capital conservation buffer must a licensed bank hold?")
+            },
             &|_: &Event| {},
         )
         .await
@@ -567,8 +601,8 @@ async fn the_model_rewrites_a_follow_up_into_a_standalone_question() {
     assert_eq!(follow.answer.citations.len(), 1);
     let usage = follow.answer.usage.clone().unwrap();
     assert_eq!(
-        usage.prompt_tokens, 2000,
-        "the rewrite's tokens count with the answer's"
+        usage.prompt_tokens, 3000,
+        "the routing's and the rewrite's tokens count with the answer's"
     );
 
     // A rewrite that is not one question falls back to the deterministic one.
@@ -878,4 +912,80 @@ async fn a_model_that_obeys_injected_text_has_its_unsupported_sentences_left_out
             obeyed.text
         );
     }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_model_routes_a_message_to_an_action_and_documents_of_the_profile_only() {
+    let s = server(vec![]).await;
+    let (t, p) = library(&s.url, 30).await;
+    let retention = ingest_fixture(&t.lib, &p, "retention-policy.pdf").await;
+    let agent = Agent::new(&t.lib);
+    // Words the keyword classifier reads as a question; the model reads a summary request
+    // about one document, and both are checked before use.
+    s.routes.lock().unwrap().push_back(format!(
+        r#"{{"action": "summarize", "documents": ["{}"], "reason": "an overview of one policy"}}"#,
+        retention.id
+    ));
+    let turn = ask_ok(
+        &agent,
+        &p,
+        AskRequest {
+            mode: Some(Mode::Generative),
+            ..ask("What does our records policy say, in a nutshell?")
+        },
+    )
+    .await;
+    assert_eq!(
+        turn.action,
+        Some(policypal::agent::types::Action::Summarize)
+    );
+    assert_eq!(
+        turn.retrieval.documents.resolved,
+        vec![retention.id.clone()]
+    );
+    let routed = s.routed.lock().unwrap().clone();
+    assert_eq!(routed.len(), 1);
+    assert!(
+        routed[0].contains(&retention.id) && routed[0].contains("capital-2024"),
+        "the model is shown the profile's documents: {}",
+        routed[0]
+    );
+    let usage = turn
+        .answer
+        .usage
+        .clone()
+        .expect("routing tokens are counted");
+    assert!(usage.prompt_tokens >= 1000, "{usage:?}");
+
+    // A reply naming a document the profile does not hold, then an unknown action: refused
+    // twice, the deterministic resolver decides (a question, the whole library).
+    s.routes.lock().unwrap().extend([
+        r#"{"action": "inquire", "documents": ["01a2aaaa-0000-7000-8000-000000000000"]}"#
+            .to_owned(),
+        r#"{"action": "translate", "documents": []}"#.to_owned(),
+    ]);
+    s.bodies.lock().unwrap().clear();
+    let turn = agent
+        .ask(
+            &p,
+            AskRequest {
+                mode: Some(Mode::Generative),
+                ..ask("How long are call recordings with customers retained?")
+            },
+            &|_: &Event| {},
+        )
+        .await
+        .unwrap();
+    assert_eq!(turn.action, Some(policypal::agent::types::Action::Inquire));
+    assert_eq!(s.routed.lock().unwrap().len(), 3, "one corrective retry");
+    assert!(
+        turn.retrieval.documents.resolved.is_empty(),
+        "{:?}",
+        turn.retrieval.documents
+    );
+    assert_eq!(
+        s.bodies.lock().unwrap().len(),
+        1,
+        "then the answer is asked for"
+    );
 }

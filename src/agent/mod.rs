@@ -18,6 +18,7 @@ pub mod evidence;
 mod graph;
 mod model;
 pub mod resolve;
+mod route;
 pub mod rules;
 mod thread;
 pub mod types;

@@ -65,7 +65,7 @@ impl Agent<'_> {
             &name,
             &messages,
             &|_: &str| {},
-            parse_rewrite,
+            &parse_rewrite,
             "the standalone question only, on one line",
         )
         .await
@@ -149,7 +149,7 @@ impl Agent<'_> {
             &model_name,
             &messages,
             &on_token,
-            parse_generated,
+            &parse_generated,
             "the answer, a line with only ---, then the JSON object",
         )
         .await?;
@@ -226,7 +226,7 @@ pub(in crate::agent) async fn complete_parsed<T>(
     name: &str,
     messages: &[crate::llm::Message],
     on_token: &(dyn Fn(&str) + Send + Sync),
-    parse: fn(&str) -> Result<T, String>,
+    parse: &(dyn Fn(&str) -> Result<T, String> + Send + Sync),
     format: &str,
 ) -> Result<(T, Usage), Error> {
     let first = model.complete(name, messages, on_token).await?;

@@ -671,7 +671,12 @@ pub struct RunState {
     /// Set when the answer was served from the semantic cache.
     #[serde(default)]
     pub cached_from: Option<CacheHit>,
-    /// Tokens the model spent rewriting a follow-up (generative mode), added to the answer's.
+    /// Tokens the model spent routing the message and rewriting a follow-up (generative
+    /// mode), added to the answer's.
     #[serde(default)]
     pub rewrite_usage: Option<Usage>,
+    /// The documents the model read the message as being about (generative mode; `None`: not
+    /// asked or no usable reply).
+    #[serde(default)]
+    pub routed_documents: Option<Vec<String>>,
 }

@@ -559,7 +559,7 @@ impl Agent<'_> {
             &name,
             &messages,
             &|_: &str| {},
-            parse_findings,
+            &parse_findings,
             "the JSON object only",
         )
         .await?;

@@ -128,13 +128,7 @@ impl Agent<'_> {
         let body = match (state.mode, model) {
             (Mode::Generative, Some(model)) => {
                 let g = self.generate(profile, state, &model, emit).await?;
-                let mut u = g.usage;
-                if let Some(r) = &state.rewrite_usage {
-                    u.prompt_tokens += r.prompt_tokens;
-                    u.completion_tokens += r.completion_tokens;
-                    u.cost_usd += r.cost_usd;
-                }
-                usage = Some(u);
+                usage = Some(g.usage);
                 proposed = g.proposed;
                 for (i, doc_char, quote) in g.quotes {
                     if let Some(c) = self

@@ -204,6 +204,7 @@ impl Agent<'_> {
             web_citations: None,
             cached_from: None,
             rewrite_usage: None,
+            routed_documents: None,
         };
         // The thread, the question and the run's first checkpoint are written together: a
         // crash leaves a run to resume or nothing, never a question without a run.
@@ -402,7 +403,7 @@ impl Agent<'_> {
             });
             let transition = match node {
                 Node::Contextualize => self.contextualize(profile, &mut state).await?,
-                Node::ResolveIntent => self.resolve_intent(&mut state),
+                Node::ResolveIntent => self.resolve_intent(profile, &mut state).await,
                 Node::ResolveDocuments => self.resolve_documents(profile, &mut state).await?,
                 Node::Validate => self.validate(&mut state),
                 Node::Act => self.act(profile, &mut state, emit).await?,

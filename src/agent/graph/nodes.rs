@@ -73,13 +73,30 @@ impl Agent<'_> {
         Ok(Transition::Next(Node::ResolveIntent))
     }
 
-    pub(in crate::agent) fn resolve_intent(&self, state: &mut RunState) -> Transition {
-        let (action, reason) = match state.explicit_action {
-            Some(a) => (a, "tagged explicitly"),
-            None => resolve::classify_intent(&resolve::strip_tags(&state.question)),
+    /// The action: tagged, else the model's reading (generative mode, spec 002), else the
+    /// deterministic classifier. The model's documents are kept for `resolve_documents`.
+    pub(in crate::agent) async fn resolve_intent(
+        &self,
+        profile: &Profile,
+        state: &mut RunState,
+    ) -> Transition {
+        let fully_tagged = state.explicit_action.is_some() && !state.explicit_documents.is_empty();
+        let route = if fully_tagged {
+            None
+        } else {
+            self.route_with_model(profile, state).await
         };
+        let (action, reason) = match (state.explicit_action, &route) {
+            (Some(a), _) => (a, "tagged explicitly".to_owned()),
+            (None, Some(r)) => (r.action, format!("read by the model: {}", r.reason)),
+            (None, None) => {
+                let (a, why) = resolve::classify_intent(&resolve::strip_tags(&state.question));
+                (a, why.to_owned())
+            }
+        };
+        state.routed_documents = route.map(|r| r.documents);
         state.action = Some(action);
-        state.intent_reason = reason.to_owned();
+        state.intent_reason = reason;
         Transition::Next(Node::ResolveDocuments)
     }
 
@@ -137,6 +154,14 @@ impl Agent<'_> {
                 res.certainty = Some(certainty);
                 res.reasoning = reasoning;
             }
+        } else if let Some(routed) = state
+            .routed_documents
+            .clone()
+            .filter(|d| explicit.is_empty() && !d.is_empty())
+        {
+            res.inferred = routed;
+            res.certainty = Some(Certainty::High);
+            res.reasoning = "the model read the message as being about these documents".into();
         } else if explicit.is_empty() {
             let mentioned = resolve::mentioned_titles(&own, &docs);
             if !mentioned.is_empty() {

@@ -44,10 +44,18 @@ impl Agent<'_> {
         end: &str,
         parent: Option<&str>,
     ) -> Result<TurnResult, Error> {
-        let answer = state
+        let mut answer = state
             .answer
             .clone()
             .unwrap_or_else(|| refusal("No answer was produced."));
+        // The model's side calls of the run (routing, the follow-up rewrite) count with the
+        // answer they led to, whatever the action.
+        if let (Some(side), true) = (&state.rewrite_usage, end == super::DONE) {
+            let u = answer.usage.get_or_insert_with(Usage::default);
+            u.prompt_tokens += side.prompt_tokens;
+            u.completion_tokens += side.completion_tokens;
+            u.cost_usd += side.cost_usd;
+        }
         let retrieval = RetrievalInfo {
             question: state.question.clone(),
             standalone: state.standalone.clone().unwrap_or_default(),
