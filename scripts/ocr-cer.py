@@ -31,8 +31,11 @@ except ImportError:  # pragma: no cover - the slow path
 
 def pages(data_dir, profile):
     db = sqlite3.connect(f"file:{data_dir}/policypal.sqlite3?mode=ro", uri=True)
+    # A library from before OCR has no confidence column.
+    columns = {r[1] for r in db.execute("PRAGMA table_info(pages)")}
+    confidence = "p.ocr_confidence" if "ocr_confidence" in columns else "NULL"
     rows = db.execute(
-        "SELECT d.file_name, p.page, p.text, p.extractor, p.ocr_confidence "
+        f"SELECT d.file_name, p.page, p.text, p.extractor, {confidence} "
         "FROM pages p JOIN documents d ON d.id = p.document_id "
         "JOIN profiles r ON r.id = p.profile_id WHERE r.name = ?",
         (profile,),
