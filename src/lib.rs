@@ -28,6 +28,7 @@ pub mod liveness;
 pub mod llm;
 pub mod logging;
 pub mod models;
+pub mod onboarding;
 pub mod redact;
 pub mod report;
 pub mod secrets;

@@ -94,6 +94,15 @@ impl TestLib {
     }
 }
 
+/// The user context of the profiles the model tests create (the prompts must carry it).
+pub fn banking_in_malaysia() -> policypal::store::UserContext {
+    policypal::store::UserContext {
+        organisation: String::new(),
+        industry: "Banking".into(),
+        location: "Malaysia".into(),
+    }
+}
+
 /// An ingestion request with defaults.
 pub fn request(path: impl Into<PathBuf>) -> IngestRequest {
     IngestRequest {

@@ -1,7 +1,6 @@
 //! Generative answers against a scripted OpenAI-compatible chat server on 127.0.0.1: streaming,
 //! quote verification, malformed output, NO_ANSWER, unreachable and slow servers.
 
-use policypal::store::UserContext;
 use std::collections::VecDeque;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -133,14 +132,7 @@ async fn library(url: &str, timeout_secs: u64) -> (TestLib, policypal::store::Pr
     let p = t
         .lib
         .store()
-        .create_profile(
-            "alice",
-            &UserContext {
-                organisation: String::new(),
-                industry: "Banking".into(),
-                location: "Malaysia".into(),
-            },
-        )
+        .create_profile("alice", &crate::common::banking_in_malaysia())
         .await
         .unwrap();
     ingest_fixture(&t.lib, &p, "capital-2024.pdf").await;
@@ -988,4 +980,52 @@ async fn the_model_routes_a_message_to_an_action_and_documents_of_the_profile_on
         1,
         "then the answer is asked for"
     );
+
+    // A message whose words name its action keeps it, whatever the model says.
+    s.routes.lock().unwrap().push_back(format!(
+        r#"{{"action": "audit", "documents": ["{}"], "reason": "a check"}}"#,
+        retention.id
+    ));
+    let turn = ask_ok(
+        &agent,
+        &p,
+        AskRequest {
+            mode: Some(Mode::Generative),
+            ..ask("Give me a summary of our records rules.")
+        },
+    )
+    .await;
+    assert_eq!(
+        turn.action,
+        Some(policypal::agent::types::Action::Summarize)
+    );
+    assert_eq!(
+        turn.retrieval.documents.resolved,
+        vec![retention.id.clone()]
+    );
+
+    // Routing switched off: the model is not asked.
+    let t2 = TestLib::with_settings(Settings {
+        llm: Some(LlmSettings {
+            base_url: s.url.clone(),
+            route_with_model: false,
+            ..LlmSettings::default()
+        }),
+        ..Settings::default()
+    })
+    .await;
+    let p2 = t2.profile("bob").await;
+    ingest_fixture(&t2.lib, &p2, "retention-policy.pdf").await;
+    let before = s.routed.lock().unwrap().len();
+    let _ = Agent::new(&t2.lib)
+        .ask(
+            &p2,
+            AskRequest {
+                mode: Some(Mode::Generative),
+                ..ask("What does our records policy say, in a nutshell?")
+            },
+            &|_: &Event| {},
+        )
+        .await;
+    assert_eq!(s.routed.lock().unwrap().len(), before);
 }

@@ -3,7 +3,6 @@
 //! llama.cpp — registered through the CLI, answering `ask --mode generative` with verified
 //! quotes and counted tokens, streaming, stopped by the time limit.
 
-use policypal::store::UserContext;
 use std::path::PathBuf;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
@@ -55,14 +54,7 @@ async fn the_local_model_answers_in_process_with_verified_quotes_and_counted_tok
     let p = t
         .lib
         .store()
-        .create_profile(
-            "alice",
-            &UserContext {
-                organisation: String::new(),
-                industry: "Banking".into(),
-                location: "Malaysia".into(),
-            },
-        )
+        .create_profile("alice", &crate::common::banking_in_malaysia())
         .await
         .unwrap();
     ingest_fixture(&t.lib, &p, "capital-2024.pdf").await;

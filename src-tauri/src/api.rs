@@ -15,6 +15,7 @@ use policypal::agent::{Agent, ThreadView};
 use policypal::config::{DataDir, EmbedderSettings, Settings};
 use policypal::library::{IngestRequest, Progress, Stage};
 use policypal::llm::LlmSettings;
+use policypal::onboarding::SampleDocument;
 use policypal::store::{Conversation, DocSet, Document, Profile, UserContext};
 use policypal::{Error, Flow, Library, secrets};
 use serde::{Deserialize, Serialize};
@@ -24,29 +25,6 @@ use crate::error::{IpcError, IpcResult};
 
 /// Where the active profile's name is remembered between launches.
 const META_ACTIVE_PROFILE: &str = "desktop.active_profile";
-/// Set once the first-run onboarding was completed or skipped.
-const META_ONBOARDED: &str = "desktop.onboarded";
-
-/// The sample document offered on the first run (a one-page company policy), shipped inside
-/// the app so that it works offline and without a resource directory.
-const SAMPLE_PDF: &[u8] = include_bytes!("../sample/acme-data-retention-policy.pdf");
-/// Its file name in the data directory.
-const SAMPLE_NAME: &str = "acme-data-retention-policy.pdf";
-/// Its title in the library.
-const SAMPLE_TITLE: &str = "Acme data retention policy (sample)";
-/// A question the sample answers, suggested after it is loaded.
-const SAMPLE_QUESTION: &str = "How long are call recordings with customers kept?";
-
-/// The sample document of the first run.
-#[derive(Debug, Clone, Serialize)]
-pub struct SampleDocument {
-    /// Where it was written.
-    pub path: String,
-    /// The title to give it.
-    pub title: String,
-    /// A question it answers.
-    pub question: String,
-}
 /// Most conversations listed at once.
 const THREAD_LIST_LIMIT: u32 = 500;
 
@@ -260,69 +238,28 @@ impl Desk {
             profiles: lib.store().profiles().await?,
             llm_configured: lib.settings().llm.is_some(),
             web_enabled: lib.settings().web.enabled,
-            first_run: self.first_run(&lib).await?,
+            first_run: policypal::onboarding::is_first_run(&lib).await?,
         })
     }
 
-    /// Never onboarded, one profile, and nothing in it yet: a library that was in use before
-    /// onboarding existed is not treated as new.
-    async fn first_run(&self, lib: &Library) -> IpcResult<bool> {
-        if lib.store().meta(META_ONBOARDED).await?.is_some() {
-            return Ok(false);
-        }
-        let profiles = lib.store().profiles().await?;
-        Ok(match profiles.as_slice() {
-            [only] => lib.store().documents(&only.id).await?.is_empty(),
-            _ => false,
-        })
-    }
-
-    /// Completes the first-run onboarding: the active profile takes the name and user context
-    /// given (one write), and the onboarding is not shown again.
+    /// Completes the first-run onboarding for the active profile.
     pub async fn finish_onboarding(&self, name: &str, context: &UserContext) -> IpcResult<Profile> {
         let lib = self.library().await?;
         let current = self.profile().await?;
-        let name = if name.trim().is_empty() {
-            current.name.clone()
-        } else {
-            name.to_owned()
-        };
-        let p = lib
-            .store()
-            .set_up_profile(&current.id, &name, context)
-            .await?;
-        lib.store().set_meta(META_ONBOARDED, "finished").await?;
+        let p = policypal::onboarding::finish(&lib, &current, name, context).await?;
         *self.profile.write().await = Some(p.clone());
         Ok(p)
     }
 
     /// Dismisses the first-run onboarding without changes.
     pub async fn skip_onboarding(&self) -> IpcResult<()> {
-        let lib = self.library().await?;
-        lib.store().set_meta(META_ONBOARDED, "skipped").await?;
-        Ok(())
+        Ok(policypal::onboarding::skip(&*self.library().await?).await?)
     }
 
     /// Writes the sample document into the data directory and returns it, for the window to
     /// add it like any dropped file and suggest a question it answers.
     pub async fn sample_document(&self) -> IpcResult<SampleDocument> {
-        let dir = self.dir.root().join("samples");
-        let path = dir.join(SAMPLE_NAME);
-        let write = async {
-            tokio::fs::create_dir_all(&dir).await?;
-            let partial = dir.join(format!("{SAMPLE_NAME}.partial"));
-            tokio::fs::write(&partial, SAMPLE_PDF).await?;
-            tokio::fs::rename(&partial, &path).await
-        };
-        write.await.map_err(|source| Error::File {
-            path: path.clone(),
-            source,
-        })?;
-        Ok(SampleDocument {
-            path: path.display().to_string(),
-            title: SAMPLE_TITLE.to_owned(),
-            question: SAMPLE_QUESTION.to_owned(),
-        })
+        Ok(policypal::onboarding::sample(&self.dir).await?)
     }
 
     /// Creates a profile and makes it active.

@@ -6,14 +6,14 @@
 
 use policypal::agent::ThreadView;
 use policypal::agent::types::{Event, TurnResult};
+use policypal::onboarding::SampleDocument;
 use policypal::store::{Conversation, DocSet, Document, Profile, UserContext};
 use tauri::ipc::Channel;
 use tauri::{AppHandle, Emitter, State};
 use tauri_plugin_dialog::DialogExt;
 
 use crate::api::{
-    AppInfo, AskArgs, Desk, ExportFormat, IngestArgs, IngestEvent, PageText, SampleDocument,
-    UiSettings,
+    AppInfo, AskArgs, Desk, ExportFormat, IngestArgs, IngestEvent, PageText, UiSettings,
 };
 use crate::error::{IpcError, IpcResult};
 

@@ -594,7 +594,7 @@ async fn the_first_run_sets_up_the_profile_and_its_sample_answers_with_a_citatio
         IngestArgs {
             job_id: "sample".into(),
             request: IngestRequest {
-                path: PathBuf::from(&sample.path),
+                path: sample.path.clone(),
                 title: Some(sample.title.clone()),
                 version: None,
                 doc_type: DocType::Policy,

@@ -67,6 +67,7 @@ impl Agent<'_> {
             &|_: &str| {},
             &parse_rewrite,
             "the standalone question only, on one line",
+            SHORT_REPLY_TOKENS,
         )
         .await
         {
@@ -151,6 +152,7 @@ impl Agent<'_> {
             &on_token,
             &parse_generated,
             "the answer, a line with only ---, then the JSON object",
+            crate::llm::MAX_REPLY_TOKENS,
         )
         .await?;
         let mut quotes = Vec::new();
@@ -228,8 +230,11 @@ pub(in crate::agent) async fn complete_parsed<T>(
     on_token: &(dyn Fn(&str) + Send + Sync),
     parse: &(dyn Fn(&str) -> Result<T, String> + Send + Sync),
     format: &str,
+    max_tokens: u32,
 ) -> Result<(T, Usage), Error> {
-    let first = model.complete(name, messages, on_token).await?;
+    let first = model
+        .complete_at_most(name, messages, on_token, max_tokens)
+        .await?;
     tracing::debug!(model = name, reply = %first.text, "model reply");
     let mut usage = first.usage.clone();
     match parse(&first.text) {
@@ -241,7 +246,9 @@ pub(in crate::agent) async fn complete_parsed<T>(
             retry.push(crate::llm::Message::User(format!(
                 "Your previous reply could not be used ({why}). Reply again in exactly the required format: {format}."
             )));
-            let second = model.complete(name, &retry, &|_: &str| {}).await?;
+            let second = model
+                .complete_at_most(name, &retry, &|_: &str| {}, max_tokens)
+                .await?;
             tracing::debug!(model = name, reply = %second.text, "model reply after correction");
             usage.prompt_tokens += second.usage.prompt_tokens;
             usage.completion_tokens += second.usage.completion_tokens;
@@ -251,6 +258,10 @@ pub(in crate::agent) async fn complete_parsed<T>(
         }
     }
 }
+
+/// Most tokens of a short structured reply (a rewritten question, a routing object): a valid
+/// one takes well under a hundred; a model that rambles or lists every document is cut here.
+pub(in crate::agent) const SHORT_REPLY_TOKENS: u32 = 256;
 
 /// A model's rewrite of a follow-up: one line, a question of sensible length.
 pub(in crate::agent) fn parse_rewrite(reply: &str) -> Result<String, String> {

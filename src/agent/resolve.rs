@@ -161,8 +161,12 @@ pub fn classify_intent(message: &str) -> (Action, &'static str) {
     ]) {
         return (Action::Summarize, "the message asks for a summary");
     }
-    (Action::Inquire, "a question to answer from the library")
+    (Action::Inquire, NO_ACTION_WORDS)
 }
+
+/// [`classify_intent`]'s reason when the message has no word that names an action (it is
+/// then read as a question).
+pub const NO_ACTION_WORDS: &str = "a question to answer from the library";
 
 /// A reference in a follow-up to documents of earlier turns.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

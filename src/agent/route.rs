@@ -45,6 +45,9 @@ impl Agent<'_> {
             return None;
         }
         let model = self.chat_model(profile).ok()??;
+        if !model.settings().route_with_model {
+            return None;
+        }
         let docs = self.lib.documents(profile).await.ok()?;
         let listed: Vec<_> = docs
             .iter()
@@ -67,7 +70,7 @@ impl Agent<'_> {
              - compare: compare two or more documents or versions\n- audit: check a text the user pasted (or a policy) against documents\n\n\
              Documents (id — title (kind)):\n{catalogue}\n\
              Reply with one JSON object only: {{\"action\": \"inquire|summarize|compare|audit\", \"documents\": [\"<id>\", ...], \"reason\": \"<a few words>\"}}. \
-             List only ids from the list above, and only documents the message or the conversation names or refers to; an empty list means the whole library."
+             List only ids from the list above, at most {MAX_DOCUMENTS}, and only documents the message or the conversation names or refers to; an empty list means the whole library."
         );
         let messages = vec![
             crate::llm::Message::System(system),
@@ -85,6 +88,7 @@ impl Agent<'_> {
             &|_: &str| {},
             &|reply: &str| parse_route(reply, &ids),
             "one JSON object with action, documents and reason",
+            crate::agent::model::SHORT_REPLY_TOKENS,
         )
         .await
         {
@@ -144,6 +148,18 @@ pub(in crate::agent) fn parse_route(reply: &str, ids: &HashSet<String>) -> Resul
             documents.push(id);
         }
     }
+    // The actions' own contracts, which a weak model breaks by listing every document it was
+    // shown: an action takes at most MAX_DOCUMENTS, a comparison at least two (or none, for
+    // retrieval to choose).
+    if documents.len() > MAX_DOCUMENTS {
+        return Err(format!(
+            "{} documents were named; name at most {MAX_DOCUMENTS}, only those the message is about, or none for the whole library",
+            documents.len()
+        ));
+    }
+    if action == Action::Compare && documents.len() == 1 {
+        return Err("a comparison needs at least two documents (or none)".into());
+    }
     Ok(Route {
         action,
         documents,
@@ -184,6 +200,19 @@ mod tests {
         .unwrap_err();
         assert!(e.contains("doc-z"), "{e}");
         assert!(parse_route("inquire", &ids()).is_err());
+        // Every document of a library listed, and a comparison of one document: not a reading
+        // of the message but a broken contract.
+        let many: HashSet<String> = (0..9).map(|i| format!("d{i}")).collect();
+        let all = format!(
+            "{{\"action\": \"inquire\", \"documents\": [{}]}}",
+            (0..9)
+                .map(|i| format!("\"d{i}\""))
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+        assert!(parse_route(&all, &many).unwrap_err().contains("at most"));
+        let one = "{\"action\": \"compare\", \"documents\": [\"doc-a\"]}";
+        assert!(parse_route(one, &ids()).unwrap_err().contains("two"));
         assert!(parse_route("{\"documents\": []}", &ids()).is_err());
     }
 }

@@ -104,6 +104,14 @@ impl Drop for Group {
     }
 }
 
+/// A started worker: the process, its output pipes, and the task feeding it the PDF.
+struct Started {
+    child: tokio::process::Child,
+    stdout: tokio::process::ChildStdout,
+    stderr: tokio::process::ChildStderr,
+    feed: tokio::task::JoinHandle<()>,
+}
+
 /// The program that serves as the worker.
 #[derive(Debug, Clone)]
 pub struct Worker {
@@ -165,39 +173,16 @@ impl Worker {
             .prefix("policypal-ocr-")
             .tempdir()
             .map_err(|e| protocol(&format!("cannot create a folder for rendered pages: {e}")))?;
-        let mut child = tokio::process::Command::new(&self.program)
-            .arg(WORKER_ARG)
-            .arg(Task::Ocr.as_str())
-            .arg(limits.max_pages.to_string())
-            .arg(limits.max_text_chars.to_string())
-            .arg(limits.extract_memory_mb.to_string())
-            .arg(language)
-            .arg(dir.path())
-            .args(pages.iter().map(u32::to_string))
-            .env("MIMALLOC_ARENA_RESERVE", "64MiB")
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .kill_on_drop(true)
-            .process_group(0)
-            .spawn()
-            .map_err(|e| IngestError::ExtractorCrashed {
-                reason: format!(
-                    "the OCR worker {} did not start: {e}",
-                    self.program.display()
-                ),
-            })?;
+        let mut extra: Vec<String> = vec![language.to_owned(), dir.path().display().to_string()];
+        extra.extend(pages.iter().map(u32::to_string));
+        let Started {
+            mut child,
+            stdout,
+            stderr,
+            feed,
+        } = self.start(Task::Ocr, limits, &extra, true, bytes)?;
         // Declared after `dir`, so dropped before it: the programs end before their folder goes.
         let _group = Group(child.id());
-        let (Some(mut stdin), Some(stdout), Some(stderr)) =
-            (child.stdin.take(), child.stdout.take(), child.stderr.take())
-        else {
-            return Err(protocol("the worker's pipes are missing"));
-        };
-        let feed = tokio::spawn(async move {
-            let _ = stdin.write_all(&bytes).await;
-            let _ = stdin.shutdown().await;
-        });
         let read_err = tokio::spawn(async move {
             let mut err = Vec::new();
             let _ = stderr.take(STDERR_CAP).read_to_end(&mut err).await;
@@ -255,33 +240,41 @@ impl Worker {
         Ok(Some(read))
     }
 
-    async fn run(
+    /// Starts the worker for `task` with the limits and `extra` arguments (in a process group
+    /// of its own when `own_group`, so that the programs it starts can be ended with it) and
+    /// feeds it the PDF on its standard input.
+    fn start(
         &self,
         task: Task,
-        bytes: Arc<Vec<u8>>,
         limits: &Limits,
-        budget: Duration,
-    ) -> Result<Reply, IngestError> {
-        let mut child = tokio::process::Command::new(&self.program)
+        extra: &[String],
+        own_group: bool,
+        bytes: Arc<Vec<u8>>,
+    ) -> Result<Started, IngestError> {
+        let mut command = tokio::process::Command::new(&self.program);
+        command
             .arg(WORKER_ARG)
             .arg(task.as_str())
             .arg(limits.max_pages.to_string())
             .arg(limits.max_text_chars.to_string())
             .arg(limits.extract_memory_mb.to_string())
+            .args(extra)
             // mimalloc reserves 1 GiB of address space up front by default, which would leave
             // nothing under the worker's limit (and no room to report a stack overflow).
             .env("MIMALLOC_ARENA_RESERVE", "64MiB")
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
-            .kill_on_drop(true)
-            .spawn()
-            .map_err(|e| IngestError::ExtractorCrashed {
-                reason: format!(
-                    "the extraction worker {} did not start: {e}",
-                    self.program.display()
-                ),
-            })?;
+            .kill_on_drop(true);
+        if own_group {
+            command.process_group(0);
+        }
+        let mut child = command.spawn().map_err(|e| IngestError::ExtractorCrashed {
+            reason: format!(
+                "the extraction worker {} did not start: {e}",
+                self.program.display()
+            ),
+        })?;
         let (Some(mut stdin), Some(stdout), Some(stderr)) =
             (child.stdin.take(), child.stdout.take(), child.stderr.take())
         else {
@@ -292,6 +285,27 @@ impl Worker {
             let _ = stdin.write_all(&bytes).await;
             let _ = stdin.shutdown().await;
         });
+        Ok(Started {
+            child,
+            stdout,
+            stderr,
+            feed,
+        })
+    }
+
+    async fn run(
+        &self,
+        task: Task,
+        bytes: Arc<Vec<u8>>,
+        limits: &Limits,
+        budget: Duration,
+    ) -> Result<Reply, IngestError> {
+        let Started {
+            mut child,
+            stdout,
+            stderr,
+            feed,
+        } = self.start(task, limits, &[], false, bytes)?;
         // Characters as JSON: escapes take up to six bytes, and the page records a little more.
         let cap = (limits.max_text_chars as u64).saturating_mul(6) + 1024 * 1024;
         let read_out = async move {

@@ -21,7 +21,7 @@ use llama_cpp_2::model::{LlamaChatMessage, LlamaModel};
 use llama_cpp_2::sampling::LlamaSampler;
 use serde::Serialize;
 
-use super::{Completion, LlmError, MAX_REPLY_TOKENS, Message};
+use super::{Completion, LlmError, Message};
 
 /// By default a loaded model is freed after this long without use (`llm.local_idle_secs`): a
 /// 0.5–8 B model holds 0.5–6 GB that the rest of the workstation needs back. Longer keeps
@@ -236,6 +236,7 @@ pub async fn complete(
     idle: Duration,
     messages: &[Message],
     on_token: &(dyn Fn(&str) + Send + Sync),
+    max_tokens: u32,
 ) -> Result<Completion, LlmError> {
     let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<String>();
     let cancel = Arc::new(AtomicBool::new(false));
@@ -246,7 +247,7 @@ pub async fn complete(
         let emit = |t: &str| {
             let _ = tx.send(t.to_owned());
         };
-        generate(&owned_path, idle, &owned, MAX_REPLY_TOKENS, &emit, &cancel)
+        generate(&owned_path, idle, &owned, max_tokens, &emit, &cancel)
     });
     let mut out = Completion::default();
     while let Some(t) = rx.recv().await {

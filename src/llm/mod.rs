@@ -87,6 +87,9 @@ pub struct LlmSettings {
     pub local_models: BTreeMap<String, PathBuf>,
     /// Seconds a local model stays loaded without use.
     pub local_idle_secs: u64,
+    /// The model reads which action and documents a message means (spec 002), where the
+    /// message's own words leave it open; off: the deterministic resolver alone.
+    pub route_with_model: bool,
 }
 
 impl Default for LlmSettings {
@@ -111,6 +114,7 @@ impl Default for LlmSettings {
             prices,
             local_models: BTreeMap::new(),
             local_idle_secs: local::IDLE_UNLOAD.as_secs(),
+            route_with_model: true,
         }
     }
 }
@@ -224,6 +228,20 @@ impl ChatModel {
         messages: &[Message],
         on_token: &(dyn Fn(&str) + Send + Sync),
     ) -> Result<Completion, LlmError> {
+        self.complete_at_most(model, messages, on_token, MAX_REPLY_TOKENS)
+            .await
+    }
+
+    /// [`Self::complete`] with a reply of at most `max_tokens` (a short structured reply: a
+    /// model that rambles is cut early instead of after [`MAX_REPLY_TOKENS`]).
+    pub async fn complete_at_most(
+        &self,
+        model: &str,
+        messages: &[Message],
+        on_token: &(dyn Fn(&str) + Send + Sync),
+        max_tokens: u32,
+    ) -> Result<Completion, LlmError> {
+        let max_tokens = max_tokens.clamp(1, MAX_REPLY_TOKENS);
         let limit = Duration::from_secs(self.settings.timeout_secs.max(1));
         let progress = std::sync::Mutex::new(Instant::now());
         // Every piece is progress; an empty one (a local model reading its prompt) is only that.
@@ -242,11 +260,17 @@ impl ChatModel {
             match local {
                 Some(path) => {
                     let idle = Duration::from_secs(self.settings.local_idle_secs);
-                    local::complete(path, idle, messages, &watched).await
+                    local::complete(path, idle, messages, &watched, max_tokens).await
                 }
                 None => {
                     self.remote
-                        .complete(model, messages, &watched, self.redactor.as_ref())
+                        .complete(
+                            model,
+                            messages,
+                            &watched,
+                            self.redactor.as_ref(),
+                            max_tokens,
+                        )
                         .await
                 }
             }

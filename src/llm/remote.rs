@@ -14,7 +14,7 @@ use async_openai::types::{
 };
 use futures::StreamExt;
 
-use super::{Completion, LlmError, MAX_REPLY_TOKENS, Message};
+use super::{Completion, LlmError, Message};
 
 /// A client for one endpoint.
 #[derive(Clone)]
@@ -53,6 +53,7 @@ impl Remote {
         messages: &[Message],
         on_token: &(dyn Fn(&str) + Send + Sync),
         redactor: Option<&crate::redact::Redactor>,
+        max_tokens: u32,
     ) -> Result<Completion, LlmError> {
         let remote = |message: String| LlmError::Remote {
             url: self.url.clone(),
@@ -86,7 +87,7 @@ impl Remote {
             .model(model)
             .messages(msgs)
             .temperature(0.0)
-            .max_completion_tokens(MAX_REPLY_TOKENS)
+            .max_completion_tokens(max_tokens)
             .stream(true)
             .stream_options(ChatCompletionStreamOptions {
                 include_usage: true,

@@ -561,6 +561,7 @@ impl Agent<'_> {
             &|_: &str| {},
             &parse_findings,
             "the JSON object only",
+            crate::llm::MAX_REPLY_TOKENS,
         )
         .await?;
         let mut findings = Vec::new();

@@ -86,13 +86,15 @@ impl Agent<'_> {
         } else {
             self.route_with_model(profile, state).await
         };
+        // Words of the message that name an action beat a model's guess; the model decides
+        // what the words leave open.
+        let (cue, why) = resolve::classify_intent(&resolve::strip_tags(&state.question));
         let (action, reason) = match (state.explicit_action, &route) {
             (Some(a), _) => (a, "tagged explicitly".to_owned()),
-            (None, Some(r)) => (r.action, format!("read by the model: {}", r.reason)),
-            (None, None) => {
-                let (a, why) = resolve::classify_intent(&resolve::strip_tags(&state.question));
-                (a, why.to_owned())
+            (None, Some(r)) if why == resolve::NO_ACTION_WORDS => {
+                (r.action, format!("read by the model: {}", r.reason))
             }
+            (None, _) => (cue, why.to_owned()),
         };
         state.routed_documents = route.map(|r| r.documents);
         state.action = Some(action);
@@ -154,20 +156,18 @@ impl Agent<'_> {
                 res.certainty = Some(certainty);
                 res.reasoning = reasoning;
             }
-        } else if let Some(routed) = state
-            .routed_documents
-            .clone()
-            .filter(|d| explicit.is_empty() && !d.is_empty())
-        {
-            res.inferred = routed;
-            res.certainty = Some(Certainty::High);
-            res.reasoning = "the model read the message as being about these documents".into();
         } else if explicit.is_empty() {
+            // Titles the message names beat a model's guess; the model's documents come next.
             let mentioned = resolve::mentioned_titles(&own, &docs);
+            let routed = state.routed_documents.clone().unwrap_or_default();
             if !mentioned.is_empty() {
                 res.inferred = mentioned;
                 res.certainty = Some(Certainty::High);
                 res.reasoning = "the message names these documents".into();
+            } else if !routed.is_empty() {
+                res.inferred = routed;
+                res.certainty = Some(Certainty::High);
+                res.reasoning = "the model read the message as being about these documents".into();
             } else if action != Action::Inquire && !docs.is_empty() {
                 let (ids, certainty) = self.documents_by_retrieval(profile, &own, action).await?;
                 res.certainty = Some(certainty);
