@@ -359,8 +359,8 @@ pub enum ThreadsCmd {
         /// Thread id.
         thread: String,
         /// Format.
-        #[arg(long, value_parser = ["md", "json", "pdf"], default_value = "md")]
-        format: String,
+        #[arg(long, value_enum, default_value = "md")]
+        format: crate::report::ExportFormat,
         /// Export only this answer (for example one audit) with the request it answers.
         #[arg(long)]
         message: Option<String>,
@@ -1434,20 +1434,18 @@ async fn run_threads(
                 Some(m) => agent.turn_view(profile, thread, m).await?,
                 None => agent.thread(profile, thread).await?,
             };
-            let body = match format.as_str() {
-                "json" => {
-                    serde_json::to_vec_pretty(&view).map_err(|e| Error::Internal(e.to_string()))?
-                }
-                "pdf" => crate::report::thread_pdf(&view, &profile.name, &crate::report::now())?,
-                _ => crate::agent::render_markdown(&view).into_bytes(),
-            };
+            let body = crate::report::export(&view, &profile.name, *format)?;
             match out {
                 Some(path) => std::fs::write(path, &body).map_err(|source| Error::File {
                     path: path.clone(),
                     source,
                 }),
                 None => {
-                    let end: &[u8] = if format == "pdf" { b"" } else { b"\n" };
+                    let end: &[u8] = if *format == crate::report::ExportFormat::Pdf {
+                        b""
+                    } else {
+                        b"\n"
+                    };
                     let mut stdout = std::io::stdout().lock();
                     stdout
                         .write_all(&body)

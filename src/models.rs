@@ -31,6 +31,21 @@ pub struct LocalModel {
 /// makes it the model of every action. Registering the same file again renames nothing; a
 /// file that cannot be used is refused and the settings are left as they were.
 pub fn add(dir: &DataDir, file: &Path) -> Result<(LocalModel, llm::local::ModelInfo), Error> {
+    let checked = check(file)?;
+    let model = dir.update_settings(|settings| Ok::<_, Error>(register(settings, &checked)))?;
+    Ok((model, checked.info))
+}
+
+/// A GGUF file found usable, not registered yet.
+#[derive(Debug, Clone)]
+pub struct Checked {
+    path: std::path::PathBuf,
+    name: String,
+    info: llm::local::ModelInfo,
+}
+
+/// Checks that `file` is a usable model (a GGUF with a chat template), without registering it.
+pub fn check(file: &Path) -> Result<Checked, Error> {
     let path = std::fs::canonicalize(file).map_err(|e| {
         Error::from(llm::LlmError::LocalLoad {
             path: file.to_owned(),
@@ -38,13 +53,19 @@ pub fn add(dir: &DataDir, file: &Path) -> Result<(LocalModel, llm::local::ModelI
         })
     })?;
     let info = llm::local::inspect(&path)?;
-    let name = name_of(&path);
-    let model = dir.update_settings(|settings| {
-        let llm = settings.llm.get_or_insert_with(LlmSettings::default);
-        llm.use_local_model(&name, path.clone());
-        Ok::<_, Error>(entry(llm, &name, &path))
-    })?;
-    Ok((model, info))
+    Ok(Checked {
+        name: name_of(&path),
+        path,
+        info,
+    })
+}
+
+/// Registers a checked model in `settings` (for a caller that changes other settings in the
+/// same write) and makes it the model of every action.
+pub fn register(settings: &mut crate::config::Settings, checked: &Checked) -> LocalModel {
+    let llm = settings.llm.get_or_insert_with(LlmSettings::default);
+    llm.use_local_model(&checked.name, checked.path.clone());
+    entry(llm, &checked.name, &checked.path)
 }
 
 /// The registered local models.

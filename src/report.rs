@@ -4,9 +4,10 @@
 //! Helvetica fonts (nothing embedded, every PDF reader has them).
 //!
 //! Owns: the report's layout (lines wrapped by the fonts' glyph widths, a table, pages with
-//! numbers) and the text encoding those fonts take (WinAnsi; a letter they cannot show becomes
-//! "?", a symbol such as an emoji is left out). Must not: read stores or decide what a thread
-//! holds (it renders a [`ThreadView`]).
+//! numbers), the text encoding those fonts take (WinAnsi; a letter they cannot show becomes
+//! "?", a symbol such as an emoji is left out), and [`export`], the one dispatch of a thread's
+//! export formats (Markdown, JSON, PDF) that the CLI and the app share. Must not: read stores or
+//! decide what a thread holds (it renders a [`ThreadView`]).
 
 use lopdf::content::{Content, Operation};
 use lopdf::{Document, Object, Stream, StringFormat, dictionary};
@@ -14,6 +15,32 @@ use lopdf::{Document, Object, Stream, StringFormat, dictionary};
 use crate::Error;
 use crate::agent::ThreadView;
 use crate::agent::types::{Role, SourceType};
+
+/// The formats a conversation (or one answer) is exported in.
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize, clap::ValueEnum,
+)]
+#[serde(rename_all = "snake_case")]
+pub enum ExportFormat {
+    /// Markdown with citations.
+    #[value(name = "md", alias = "markdown")]
+    Markdown,
+    /// The thread's full structure.
+    Json,
+    /// A PDF report (title, date, profile, answers, findings table, citations).
+    Pdf,
+}
+
+/// `view` in `format`; `profile` names the profile on a PDF report.
+pub fn export(view: &ThreadView, profile: &str, format: ExportFormat) -> Result<Vec<u8>, Error> {
+    match format {
+        ExportFormat::Markdown => Ok(crate::agent::render_markdown(view).into_bytes()),
+        ExportFormat::Json => {
+            serde_json::to_vec_pretty(view).map_err(|e| Error::Internal(e.to_string()))
+        }
+        ExportFormat::Pdf => thread_pdf(view, profile, &now()),
+    }
+}
 
 /// A4 in points.
 const PAGE_WIDTH: f32 = 595.0;

@@ -141,6 +141,14 @@ async fn library(url: &str, timeout_secs: u64) -> (TestLib, policypal::store::Pr
 
 const GOOD: &str = "A licensed bank must hold a capital conservation buffer of 2.5 per cent of its risk-weighted assets.\n---\n{\"citations\": [{\"passage\": 1, \"quote\": \"a capital conservation buffer of 2.5 per cent of its risk-weighted assets\"}, {\"passage\": 1, \"quote\": \"banks may pay dividends whenever the board wishes\"}]}";
 
+/// A question answered in generative mode.
+fn generative(text: &str) -> AskRequest {
+    AskRequest {
+        mode: Some(Mode::Generative),
+        ..ask(text)
+    }
+}
+
 fn ask(text: &str) -> AskRequest {
     AskRequest {
         text: text.to_owned(),
@@ -776,10 +784,7 @@ async fn ingest_page(t: &TestLib, p: &policypal::store::Profile, name: &str, pag
 
 /// The generative question the injection documents answer.
 fn tanks() -> AskRequest {
-    AskRequest {
-        mode: Some(Mode::Generative),
-        ..ask("Where are zephyrine tanks stored?")
-    }
+    generative("Where are zephyrine tanks stored?")
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -921,10 +926,7 @@ async fn the_model_routes_a_message_to_an_action_and_documents_of_the_profile_on
     let turn = ask_ok(
         &agent,
         &p,
-        AskRequest {
-            mode: Some(Mode::Generative),
-            ..ask("What does our records policy say, in a nutshell?")
-        },
+        generative("What does our records policy say, in a nutshell?"),
     )
     .await;
     assert_eq!(
@@ -960,10 +962,7 @@ async fn the_model_routes_a_message_to_an_action_and_documents_of_the_profile_on
     let turn = agent
         .ask(
             &p,
-            AskRequest {
-                mode: Some(Mode::Generative),
-                ..ask("How long are call recordings with customers retained?")
-            },
+            generative("How long are call recordings with customers retained?"),
             &|_: &Event| {},
         )
         .await
@@ -989,10 +988,7 @@ async fn the_model_routes_a_message_to_an_action_and_documents_of_the_profile_on
     let turn = ask_ok(
         &agent,
         &p,
-        AskRequest {
-            mode: Some(Mode::Generative),
-            ..ask("Give me a summary of our records rules.")
-        },
+        generative("Give me a summary of our records rules."),
     )
     .await;
     assert_eq!(
@@ -1020,10 +1016,7 @@ async fn the_model_routes_a_message_to_an_action_and_documents_of_the_profile_on
     let _ = Agent::new(&t2.lib)
         .ask(
             &p2,
-            AskRequest {
-                mode: Some(Mode::Generative),
-                ..ask("What does our records policy say, in a nutshell?")
-            },
+            generative("What does our records policy say, in a nutshell?"),
             &|_: &Event| {},
         )
         .await;

@@ -558,17 +558,7 @@ impl Desk {
             Some(m) => agent.turn_view(&p, id, m).await?,
             None => agent.thread(&p, id).await?,
         };
-        match format {
-            ExportFormat::Markdown => Ok(policypal::agent::render_markdown(&view).into_bytes()),
-            ExportFormat::Json => {
-                serde_json::to_vec_pretty(&view).map_err(|e| Error::Internal(e.to_string()).into())
-            }
-            ExportFormat::Pdf => Ok(policypal::report::thread_pdf(
-                &view,
-                &p.name,
-                &policypal::report::now(),
-            )?),
-        }
+        Ok(policypal::report::export(&view, &p.name, format)?)
     }
 
     // ------------------------------------------------------------------ settings and keys
@@ -582,17 +572,26 @@ impl Desk {
     /// Saves the settings and reopens the library with them (the loaded model is kept).
     pub async fn save_settings(&self, s: UiSettings) -> IpcResult<UiSettings> {
         let old = self.library().await?;
-        if s.mode == AnswerMode::File {
-            // Checked (a GGUF with a chat template) and registered the way `models add` does.
-            if s.model_file.trim().is_empty() {
+        // A model file is checked (a GGUF with a chat template) before anything is written,
+        // and registered the way `models add` does, in the same write as the rest.
+        let model_file = match s.mode {
+            AnswerMode::File if s.model_file.trim().is_empty() => {
                 return Err(IpcError::invalid("choose a model file (.gguf) first"));
             }
-            policypal::models::add(&self.dir, std::path::Path::new(s.model_file.trim()))?;
-        }
+            AnswerMode::File => Some(policypal::models::check(std::path::Path::new(
+                s.model_file.trim(),
+            ))?),
+            _ => None,
+        };
         let settings = self.dir.update_settings(|settings| {
             settings.llm = match s.mode {
                 AnswerMode::Extractive => None,
-                AnswerMode::File => settings.llm.take(),
+                AnswerMode::File => {
+                    if let Some(checked) = &model_file {
+                        policypal::models::register(settings, checked);
+                    }
+                    settings.llm.take()
+                }
                 AnswerMode::Openai | AnswerMode::Local => {
                     let mut llm = settings.llm.clone().unwrap_or_default();
                     llm.base_url = if s.mode == AnswerMode::Openai {
@@ -678,17 +677,8 @@ pub fn checked_link(url: &str) -> IpcResult<&str> {
     Ok(url)
 }
 
-/// Export formats.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum ExportFormat {
-    /// Markdown with citations.
-    Markdown,
-    /// The thread's full structure.
-    Json,
-    /// A PDF report (title, date, profile, answers, findings table, citations).
-    Pdf,
-}
+/// Export formats (the core's).
+pub use policypal::report::ExportFormat;
 
 /// Removes a run's cancel flag when the run ends, however it ends.
 struct RunTicket<'a> {
