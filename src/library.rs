@@ -38,8 +38,8 @@ const REINDEX_LOCK: &str = "reindex";
 /// Held shared by every ingestion and delete while it writes to the live index, and
 /// exclusively by a reindex, which replaces that index: neither can start while the other runs, in any process
 /// (two separate checks left a window in which an ingestion's chunks went into the table a
-/// reindex was about to replace).
-const INDEX_WRITERS_LOCK: &str = "index-writers";
+/// reindex was about to replace). Recovery takes it too before it finishes interrupted deletes.
+pub const INDEX_WRITERS_LOCK: &str = "index-writers";
 /// Name ending of a stored PDF's copy while it is being written (`<document id>.pdf.partial`).
 const PARTIAL_SUFFIX: &str = ".pdf.partial";
 /// Chunks embedded per call of the embedder (progress is reported after each).
@@ -380,9 +380,25 @@ impl Library {
         {
             self.drop_unused_tables().await;
         }
-        for (profile_id, doc_id) in self.store.pending_deletes().await? {
-            tracing::warn!(document = %doc_id, "finishing an interrupted delete");
-            self.finish_delete(&profile_id, &doc_id).await?;
+        // Interrupted deletes write to the live index: not while another process reindexes,
+        // whose swap could drop the table they write to. Their rows are gone, so the documents
+        // are already out of every list and search; the next start finishes them.
+        let tombstones = self.store.pending_deletes().await?;
+        if !tombstones.is_empty() {
+            match IngestLock::try_acquire_shared(&self.dir, INDEX_WRITERS_LOCK)
+                .map_err(self.lock_error())?
+            {
+                Some(_writing) => {
+                    for (profile_id, doc_id) in tombstones {
+                        tracing::warn!(document = %doc_id, "finishing an interrupted delete");
+                        self.finish_delete(&profile_id, &doc_id).await?;
+                    }
+                }
+                None => tracing::info!(
+                    deletes = tombstones.len(),
+                    "the index is being rebuilt by another process; interrupted deletes wait for the next start"
+                ),
+            }
         }
         for (profile_id, doc_id, sha) in self.store.processing_documents().await? {
             let lock =

@@ -435,6 +435,35 @@ async fn a_delete_cut_short_after_its_row_is_gone_is_finished_by_the_next_start(
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_interrupted_delete_waits_while_another_process_rebuilds_the_index() {
+    // Regression (a leftover of the hardening issue): recovery finished interrupted deletes
+    // whatever else held the library; beside a reindex in another process, whose swap drops
+    // the table the delete writes to, the start could fail. Holding the index writers' lock
+    // exclusively is what a running reindex does.
+    let t = TestLib::new().await;
+    let p = t.profile("alice").await;
+    let doc = ingest_fixture(&t.lib, &p, "retention-policy.pdf").await;
+    let file = t.lib.data_dir().document_file(&p.id, &doc.id);
+    t.lib.store().delete_document(&p.id, &doc.id).await.unwrap();
+    let reindex = policypal::liveness::IngestLock::try_acquire_named(
+        t.lib.data_dir(),
+        policypal::library::INDEX_WRITERS_LOCK,
+    )
+    .unwrap()
+    .expect("nothing else holds it");
+    let t = t.reopen().await;
+    assert_eq!(t.lib.store().pending_deletes().await.unwrap().len(), 1);
+    assert!(file.exists(), "left for the next start");
+    assert!(t.lib.documents(&p).await.unwrap().is_empty());
+    drop(reindex);
+    let t = t.reopen().await;
+    assert!(t.lib.store().pending_deletes().await.unwrap().is_empty());
+    assert!(!file.exists());
+    let index = t.lib.index().await.unwrap();
+    assert_eq!(index.count(&p.id, Some(&doc.id)).await.unwrap(), 0);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn partial_copies_left_by_killed_ingestions_are_removed_at_the_next_start() {
     let t = TestLib::new().await;
     let p = t.profile("alice").await;
