@@ -895,6 +895,9 @@ async fn run_docs(
                 doc.page_count,
                 doc.empty_pages.len()
             );
+            if let Some(n) = d.extractors.get(crate::ingest::Extractor::Ocr.as_str()) {
+                println!("scanned:     {n} of {} pages read by OCR", doc.page_count);
+            }
             println!("chunks:      {} indexed", d.indexed_chunks);
             if let Some(s) = &doc.supersedes {
                 println!("supersedes:  {s}");

@@ -173,7 +173,7 @@ pub struct DocumentDetails {
     pub stored_file: PathBuf,
     /// Chunks in the index.
     pub indexed_chunks: usize,
-    /// Pages per extractor (`pdf_extract`, `lopdf`, `none`).
+    /// Pages per extractor (`pdf_extract`, `lopdf`, `ocr`, `none`).
     pub extractors: HashMap<String, usize>,
 }
 

@@ -174,6 +174,15 @@ async fn a_file_with_some_scanned_pages_keeps_both_kinds() {
         "{:?}",
         details.extractors
     );
+    // `docs show` says how much of the file was read by OCR.
+    let shown = std::process::Command::new(crate::common::worker())
+        .arg("--data-dir")
+        .arg(t.dir())
+        .args(["--profile", "alice", "docs", "show", &doc.id])
+        .output()
+        .unwrap();
+    let shown = String::from_utf8_lossy(&shown.stdout);
+    assert!(shown.contains("1 of 4 pages read by OCR"), "{shown}");
     let last = t
         .lib
         .store()
