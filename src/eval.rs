@@ -13,7 +13,7 @@ use serde_json::{Value, json};
 
 use crate::agent::Agent;
 use crate::agent::types::{Action, AskRequest, Mode, Status, TurnResult};
-use crate::store::{DocStatus, DocType, Profile};
+use crate::store::{DocStatus, Profile};
 use crate::{Error, Flow, IngestRequest, Library, Progress};
 
 /// One item of the questions file (only the fields the runner needs).
@@ -63,14 +63,7 @@ pub async fn ingest_corpus(
         .collect();
     files.sort();
     for f in &files {
-        let req = IngestRequest {
-            path: f.clone(),
-            title: None,
-            version: None,
-            doc_type: DocType::Regulatory,
-            set: None,
-            supersedes: None,
-        };
+        let req = IngestRequest::file(f);
         match lib
             .ingest(profile, &req, &|_: &Progress| Flow::Continue)
             .await

@@ -108,6 +108,20 @@ pub struct IngestRequest {
     pub supersedes: Option<String>,
 }
 
+impl IngestRequest {
+    /// `path` as a regulatory document with the labels taken from the file.
+    pub fn file(path: impl Into<PathBuf>) -> Self {
+        Self {
+            path: path.into(),
+            title: None,
+            version: None,
+            doc_type: DocType::Regulatory,
+            set: None,
+            supersedes: None,
+        }
+    }
+}
+
 /// Time and volume of each ingestion stage.
 #[derive(Debug, Clone, Default, Serialize)]
 pub struct StageTimings {

@@ -407,6 +407,20 @@ fn private_file(path: &Path) -> Result<(), StoreError> {
     Ok(())
 }
 
+/// A valid profile name. Profiles are found by id or by name: a name shaped like an id could
+/// shadow another profile (or be shadowed by one created later), so it is refused.
+fn profile_name(name: &str) -> Result<String, StoreError> {
+    let name = validate_name("profile", name)?;
+    if uuid::Uuid::parse_str(&name).is_ok() {
+        return Err(StoreError::InvalidName {
+            what: "profile",
+            name,
+            reason: "it has the form of a profile id",
+        });
+    }
+    Ok(name)
+}
+
 /// One page as stored.
 #[derive(Debug, Clone, Copy)]
 pub struct PageRow<'a> {
@@ -496,16 +510,7 @@ impl Store {
         name: &str,
         context: &UserContext,
     ) -> Result<Profile, StoreError> {
-        let name = validate_name("profile", name)?;
-        // Profiles are found by id or by name: a name shaped like an id could shadow another
-        // profile (or be shadowed by one created later).
-        if uuid::Uuid::parse_str(&name).is_ok() {
-            return Err(StoreError::InvalidName {
-                what: "profile",
-                name,
-                reason: "it has the form of a profile id",
-            });
-        }
+        let name = profile_name(name)?;
         let id = uuid::Uuid::now_v7().to_string();
         let res = sqlx::query(
             "INSERT INTO profiles(id, name, organisation, industry, location, created_at) VALUES (?, ?, ?, ?, ?, ?)",
@@ -557,14 +562,7 @@ impl Store {
         name: &str,
         context: &UserContext,
     ) -> Result<Profile, StoreError> {
-        let name = validate_name("profile", name)?;
-        if uuid::Uuid::parse_str(&name).is_ok() {
-            return Err(StoreError::InvalidName {
-                what: "profile",
-                name,
-                reason: "it has the form of a profile id",
-            });
-        }
+        let name = profile_name(name)?;
         let res = sqlx::query(
             "UPDATE profiles SET name = ?, organisation = ?, industry = ?, location = ? WHERE id = ?",
         )
@@ -1079,27 +1077,22 @@ impl Store {
         Ok(())
     }
 
-    /// The mean OCR confidence (0–100) of each OCR'd page among `pages` of a document.
+    /// The mean OCR confidence (0–100) of one page; `None` for a page with a text layer.
     pub async fn ocr_confidence(
         &self,
         profile_id: &str,
         document_id: &str,
-    ) -> Result<std::collections::HashMap<u32, f32>, StoreError> {
-        let rows: Vec<(i64, f64)> = sqlx::query_as(
-            "SELECT page, ocr_confidence FROM pages WHERE profile_id = ? AND document_id = ? AND ocr_confidence IS NOT NULL",
+        page: u32,
+    ) -> Result<Option<f32>, StoreError> {
+        let c: Option<Option<f64>> = sqlx::query_scalar(
+            "SELECT ocr_confidence FROM pages WHERE profile_id = ? AND document_id = ? AND page = ?",
         )
         .bind(profile_id)
         .bind(document_id)
-        .fetch_all(&self.pool)
+        .bind(i64::from(page))
+        .fetch_optional(&self.pool)
         .await?;
-        rows.into_iter()
-            .map(|(p, c)| {
-                let page = u32::try_from(p).map_err(|_| {
-                    StoreError::Corrupt(format!("page number {p} of {document_id}"))
-                })?;
-                Ok((page, c as f32))
-            })
-            .collect()
+        Ok(c.flatten().map(|c| c as f32))
     }
 
     /// The boxes of the OCR'd words of one page that overlap the byte range `start..end` of

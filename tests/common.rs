@@ -6,7 +6,7 @@ use std::sync::{Arc, OnceLock};
 
 use policypal::config::{DataDir, EmbedderSettings, Settings};
 use policypal::embed::minilm::{Arithmetic, MiniLm};
-use policypal::store::{DocType, Profile};
+use policypal::store::Profile;
 use policypal::{Flow, IngestReport, IngestRequest, Library, Progress};
 
 /// The model directory: `$POLICYPAL_MODEL_DIR`, else `models/all-MiniLM-L6-v2` in the repo.
@@ -94,25 +94,27 @@ impl TestLib {
     }
 }
 
-/// The user context of the profiles the model tests create (the prompts must carry it).
-pub fn banking_in_malaysia() -> policypal::store::UserContext {
-    policypal::store::UserContext {
+/// The profile the model tests ask with ("alice", banking in Malaysia: the prompts must carry
+/// it), with `capital-2024.pdf` in its library.
+pub async fn banking_profile(t: &TestLib) -> Profile {
+    let context = policypal::store::UserContext {
         organisation: String::new(),
         industry: "Banking".into(),
         location: "Malaysia".into(),
-    }
+    };
+    let p = t
+        .lib
+        .store()
+        .create_profile("alice", &context)
+        .await
+        .unwrap();
+    ingest_fixture(&t.lib, &p, "capital-2024.pdf").await;
+    p
 }
 
 /// An ingestion request with defaults.
 pub fn request(path: impl Into<PathBuf>) -> IngestRequest {
-    IngestRequest {
-        path: path.into(),
-        title: None,
-        version: None,
-        doc_type: DocType::Regulatory,
-        set: None,
-        supersedes: None,
-    }
+    IngestRequest::file(path)
 }
 
 /// Ingests without progress reporting.

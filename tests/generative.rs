@@ -129,13 +129,7 @@ async fn library(url: &str, timeout_secs: u64) -> (TestLib, policypal::store::Pr
         ..Settings::default()
     };
     let t = TestLib::with_settings(settings).await;
-    let p = t
-        .lib
-        .store()
-        .create_profile("alice", &crate::common::banking_in_malaysia())
-        .await
-        .unwrap();
-    ingest_fixture(&t.lib, &p, "capital-2024.pdf").await;
+    let p = crate::common::banking_profile(&t).await;
     (t, p)
 }
 

@@ -13,7 +13,7 @@ use policypal::config::{DataDir, Settings};
 use policypal::llm::{ChatModel, LlmSettings, Message};
 
 use crate::cli::run;
-use crate::common::{TestLib, assert_quotes_on_pages, fixture, ingest_fixture};
+use crate::common::{TestLib, assert_quotes_on_pages, fixture};
 
 /// One local-model test at a time: llama.cpp's threads spin while they wait for each other,
 /// and two generations on the same two cores slow each other down many times over.
@@ -51,13 +51,7 @@ async fn the_local_model_answers_in_process_with_verified_quotes_and_counted_tok
         ..Settings::default()
     })
     .await;
-    let p = t
-        .lib
-        .store()
-        .create_profile("alice", &crate::common::banking_in_malaysia())
-        .await
-        .unwrap();
-    ingest_fixture(&t.lib, &p, "capital-2024.pdf").await;
+    let p = crate::common::banking_profile(&t).await;
     let agent = Agent::new(&t.lib);
     let tokens = Mutex::new(0usize);
     let asked = agent

@@ -698,10 +698,7 @@ fn ui_settings(s: &Settings) -> UiSettings {
     let web_search = s.web.enabled;
     let (ocr, ocr_language) = (s.ocr.enabled, s.ocr.language.clone());
     let (ocr_installed, ocr_problem) = match policypal::ingest::ocr::check(&s.ocr.language) {
-        Ok(()) => (
-            policypal::ingest::ocr::languages().unwrap_or_default(),
-            None,
-        ),
+        Ok(installed) => (installed, None),
         Err(why) => (
             policypal::ingest::ocr::languages().unwrap_or_default(),
             Some(why),

@@ -117,9 +117,8 @@ impl Agent<'_> {
         };
         let d = store.document(&profile.id, &e.document_id).await?;
         let ocr_confidence = store
-            .ocr_confidence(&profile.id, &d.id)
+            .ocr_confidence(&profile.id, &d.id, page)
             .await?
-            .get(&page)
             .map(|c| c.clamp(0.0, 100.0).round() as u8);
         Ok(Some(Citation {
             source_type: SourceType::Document,

@@ -72,7 +72,7 @@ impl Agent<'_> {
         .await
         {
             Ok((q, usage)) => {
-                state.rewrite_usage = Some(usage);
+                add_side_usage(state, &usage);
                 Some(q)
             }
             Err(e) => {
@@ -250,13 +250,19 @@ pub(in crate::agent) async fn complete_parsed<T>(
                 .complete_at_most(name, &retry, &|_: &str| {}, max_tokens)
                 .await?;
             tracing::debug!(model = name, reply = %second.text, "model reply after correction");
-            usage.prompt_tokens += second.usage.prompt_tokens;
-            usage.completion_tokens += second.usage.completion_tokens;
-            usage.cost_usd += second.usage.cost_usd;
+            usage.add(&second.usage);
             let parsed = parse(&second.text).map_err(crate::llm::LlmError::Malformed)?;
             Ok((parsed, usage))
         }
     }
+}
+
+/// Counts a side call of the run (the follow-up rewrite, routing) with the answer's tokens.
+pub(in crate::agent) fn add_side_usage(state: &mut RunState, usage: &Usage) {
+    state
+        .rewrite_usage
+        .get_or_insert_with(Usage::default)
+        .add(usage);
 }
 
 /// Most tokens of a short structured reply (a rewritten question, a routing object): a valid

@@ -10,7 +10,7 @@
 
 use std::collections::HashSet;
 
-use serde::{Deserialize, Serialize};
+use serde::Deserialize;
 
 use crate::agent::Agent;
 use crate::agent::model::complete_parsed;
@@ -18,7 +18,7 @@ use crate::agent::types::*;
 use crate::store::Profile;
 
 /// The model's reading of a message.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Route {
     /// The action asked for.
     pub action: Action,
@@ -93,7 +93,7 @@ impl Agent<'_> {
         .await
         {
             Ok((route, usage)) => {
-                add_usage(&mut state.rewrite_usage, &usage);
+                crate::agent::model::add_side_usage(state, &usage);
                 Some(route)
             }
             Err(e) => {
@@ -101,18 +101,6 @@ impl Agent<'_> {
                 None
             }
         }
-    }
-}
-
-/// Adds a model call's tokens to the run's side costs (routing, the follow-up rewrite).
-fn add_usage(total: &mut Option<Usage>, usage: &Usage) {
-    match total {
-        Some(t) => {
-            t.prompt_tokens += usage.prompt_tokens;
-            t.completion_tokens += usage.completion_tokens;
-            t.cost_usd += usage.cost_usd;
-        }
-        None => *total = Some(usage.clone()),
     }
 }
 

@@ -19,7 +19,6 @@ use crate::config::{DataDir, EmbedderSettings, Settings};
 use crate::embed::Embedder;
 use crate::embed::minilm::{Arithmetic, MiniLm};
 use crate::index::{ChunkIndex, ChunkRow, Scope};
-use crate::store::DocType;
 use crate::{Error, Flow, IngestRequest, Library, Progress};
 
 /// Throughput of one ingested file.
@@ -159,18 +158,9 @@ pub async fn ingest(
     for path in files {
         let started = Instant::now();
         let report = lib
-            .ingest(
-                &profile,
-                &IngestRequest {
-                    path: path.clone(),
-                    title: None,
-                    version: None,
-                    doc_type: DocType::Regulatory,
-                    set: None,
-                    supersedes: None,
-                },
-                &|_: &Progress| Flow::Continue,
-            )
+            .ingest(&profile, &IngestRequest::file(path), &|_: &Progress| {
+                Flow::Continue
+            })
             .await?;
         let total_s = started.elapsed().as_secs_f64();
         let t = &report.timings;
@@ -418,18 +408,9 @@ pub async fn search(
     let (_tmp, lib) = temp_library(embedder.clone(), model_dir).await?;
     let profile = lib.ensure_profile("bench").await?;
     let report = lib
-        .ingest(
-            &profile,
-            &IngestRequest {
-                path: source.to_path_buf(),
-                title: None,
-                version: None,
-                doc_type: DocType::Regulatory,
-                set: None,
-                supersedes: None,
-            },
-            &|_: &Progress| Flow::Continue,
-        )
+        .ingest(&profile, &IngestRequest::file(source), &|_: &Progress| {
+            Flow::Continue
+        })
         .await?;
     let seed = lib
         .index()

@@ -175,14 +175,14 @@ pub async fn prepare(
         .collect();
     let mut read = Vec::new();
     let mut why_not = None;
-    if !scanned.is_empty() {
+    if !scanned.is_empty() && !ocr.enabled {
+        why_not = Some("OCR is turned off (settings: ocr.enabled)".to_owned());
+    } else if !scanned.is_empty() {
         let language = ocr.language.clone();
         let available = tokio::task::spawn_blocking(move || ocr::check(&language))
             .await
             .unwrap_or_else(|e| Err(format!("the OCR check failed: {e}")));
-        if !ocr.enabled {
-            why_not = Some("OCR is turned off (settings: ocr.enabled)".to_owned());
-        } else if let Err(why) = available {
+        if let Err(why) = available {
             why_not = Some(format!("OCR is not available: {why}"));
         } else {
             match worker

@@ -243,8 +243,8 @@ pub fn is_language_code(code: &str) -> bool {
 }
 
 /// Whether OCR in `language` can run here: Tesseract with that language's data, and the
-/// page renderer. The reason when it cannot.
-pub fn check(language: &str) -> Result<(), String> {
+/// page renderer. The installed languages when it can, the reason when it cannot.
+pub fn check(language: &str) -> Result<Vec<String>, String> {
     if !is_language_code(language) {
         return Err(format!("{language:?} is not a Tesseract language code"));
     }
@@ -265,7 +265,7 @@ pub fn check(language: &str) -> Result<(), String> {
         .stderr(Stdio::null())
         .status()
         .map_err(|e| format!("{PDFTOPPM} is not installed ({e}); install poppler-utils"))?;
-    Ok(())
+    Ok(installed)
 }
 
 #[cfg(test)]

@@ -166,6 +166,19 @@ pub enum Message {
 /// within it; a model that loops stops here instead of running until the time limit.
 pub const MAX_REPLY_TOKENS: u32 = 1024;
 
+impl Usage {
+    /// Adds another call's tokens and cost (the model name stays; taken from `other` when
+    /// there is none yet).
+    pub fn add(&mut self, other: &Usage) {
+        if self.model.is_empty() {
+            self.model.clone_from(&other.model);
+        }
+        self.prompt_tokens += other.prompt_tokens;
+        self.completion_tokens += other.completion_tokens;
+        self.cost_usd += other.cost_usd;
+    }
+}
+
 /// A finished completion.
 #[derive(Debug, Clone, Default)]
 pub struct Completion {

@@ -51,10 +51,7 @@ impl Agent<'_> {
         // The model's side calls of the run (routing, the follow-up rewrite) count with the
         // answer they led to, whatever the action.
         if let (Some(side), true) = (&state.rewrite_usage, end == super::DONE) {
-            let u = answer.usage.get_or_insert_with(Usage::default);
-            u.prompt_tokens += side.prompt_tokens;
-            u.completion_tokens += side.completion_tokens;
-            u.cost_usd += side.cost_usd;
+            answer.usage.get_or_insert_with(Usage::default).add(side);
         }
         let retrieval = RetrievalInfo {
             question: state.question.clone(),
