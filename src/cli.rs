@@ -34,14 +34,10 @@ pub struct Cli {
     /// Data directory (default: the per-user data directory the desktop app uses).
     #[arg(long, global = true, env = crate::config::DATA_DIR_ENV)]
     pub data_dir: Option<PathBuf>,
-    /// Profile to act on (created on first use only when it is "default").
-    #[arg(
-        long,
-        global = true,
-        env = "POLICYPAL_PROFILE",
-        default_value = "default"
-    )]
-    pub profile: String,
+    /// Profile to act on (created on first use only when it is "default"); without it, the
+    /// profile in use in the desktop app (else the first profile, else "default").
+    #[arg(long, global = true, env = "POLICYPAL_PROFILE")]
+    pub profile: Option<String>,
     /// Machine-readable output on stdout (progress as JSON lines on stderr).
     #[arg(long, global = true)]
     pub json: bool,
@@ -160,7 +156,12 @@ pub enum ProfilesCmd {
     },
     /// List profiles.
     List,
-    /// Show one profile (default: --profile).
+    /// Make a profile the one used when none is named, here and in the desktop app.
+    Use {
+        /// Name or id.
+        name: String,
+    },
+    /// Show one profile (default: --profile, else the one in use).
     Show {
         /// Name or id.
         name: Option<String>,
@@ -596,10 +597,10 @@ async fn run(cli: Cli) -> Result<i32, Error> {
 }
 
 async fn profile_of(lib: &Library, cli: &Cli) -> Result<Profile, Error> {
-    if cli.profile == "default" {
-        lib.ensure_profile("default").await
-    } else {
-        lib.profile(&cli.profile).await
+    match cli.profile.as_deref() {
+        None => lib.active_profile().await,
+        Some("default") => lib.ensure_profile("default").await,
+        Some(name) => lib.profile(name).await,
     }
 }
 
@@ -706,6 +707,16 @@ async fn run_profiles(lib: &Library, cli: &Cli, cmd: &ProfilesCmd) -> Result<(),
                 );
             }
             Ok(())
+        }
+        ProfilesCmd::Use { name } => {
+            let p = lib.profile(name).await?;
+            lib.set_active_profile(&p).await?;
+            if json {
+                print_json(&p)
+            } else {
+                println!("using profile {} ({})", p.name, p.id);
+                Ok(())
+            }
         }
         ProfilesCmd::Show { name } => {
             let p = match name {

@@ -50,7 +50,8 @@ pub enum ConfigError {
 pub enum EmbedderSettings {
     /// all-MiniLM-L6-v2 run locally with candle (offline, the default).
     Local {
-        /// Model directory; `None` means `$POLICYPAL_MODEL_DIR`, else `<data dir>/models/all-MiniLM-L6-v2`.
+        /// Model directory; `None` means `$POLICYPAL_MODEL_DIR`, else `<data dir>/models/all-MiniLM-L6-v2`,
+        /// else the one an installed package put beside the program (see [`DataDir::model_dir`]).
         #[serde(default)]
         model_dir: Option<PathBuf>,
     },
@@ -413,19 +414,62 @@ impl DataDir {
         Ok(())
     }
 
-    /// The local model directory the settings select.
+    /// The local model directory the settings select: the settings' own folder, else
+    /// `$POLICYPAL_MODEL_DIR`, else a copy in the data directory, else the model an installed
+    /// package put beside the program ([`installed_model_dir`]), else the data directory's
+    /// place for it (which then names the missing files in the error).
     pub fn model_dir(&self, settings: &Settings) -> PathBuf {
+        let program = std::env::current_exe().ok();
+        self.model_dir_for(
+            settings,
+            std::env::var_os(MODEL_DIR_ENV),
+            program.as_deref(),
+        )
+    }
+
+    fn model_dir_for(
+        &self,
+        settings: &Settings,
+        env: Option<std::ffi::OsString>,
+        program: Option<&Path>,
+    ) -> PathBuf {
         if let EmbedderSettings::Local {
             model_dir: Some(dir),
         } = &settings.embedder
         {
             return dir.clone();
         }
-        if let Some(p) = std::env::var_os(MODEL_DIR_ENV).filter(|v| !v.is_empty()) {
+        if let Some(p) = env.filter(|v| !v.is_empty()) {
             return PathBuf::from(p);
         }
-        self.default_model_dir()
+        let own = self.default_model_dir();
+        if own.join(MODEL_WEIGHTS_FILE).is_file() {
+            return own;
+        }
+        program
+            .and_then(installed_model_dir)
+            .filter(|dir| dir.join(MODEL_WEIGHTS_FILE).is_file())
+            .unwrap_or(own)
     }
+}
+
+/// The weights file whose presence says a model folder holds a model.
+const MODEL_WEIGHTS_FILE: &str = "model.safetensors";
+
+/// Where the installed packages put the embedding model, relative to the installed program:
+/// `/usr/bin/policypal` finds `/usr/share/policypal/models/all-MiniLM-L6-v2` (the FHS layout
+/// of `bin` and `share` under one prefix, so `/usr/local` or `/opt/policypal` work the same).
+/// Symbolic links to the program are followed to where it is installed.
+pub fn installed_model_dir(program: &Path) -> Option<PathBuf> {
+    let program = std::fs::canonicalize(program).unwrap_or_else(|_| program.to_path_buf());
+    let prefix = program.parent()?.parent()?;
+    Some(
+        prefix
+            .join("share")
+            .join("policypal")
+            .join("models")
+            .join(MINILM_DIR_NAME),
+    )
 }
 
 /// Gives `path` the Unix permission bits `mode` (0700 for a directory, 0600 for a file) so that
@@ -447,6 +491,52 @@ pub fn owner_only(path: &Path, mode: u32) -> std::io::Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_model_an_installed_package_put_beside_the_program_is_found_without_set_up() {
+        let tmp = tempfile::tempdir().unwrap();
+        let prefix = tmp.path().join("usr");
+        let program = prefix.join("bin").join("policypal");
+        std::fs::create_dir_all(program.parent().unwrap()).unwrap();
+        std::fs::write(&program, b"").unwrap();
+        let installed = prefix.join("share/policypal/models").join(MINILM_DIR_NAME);
+        let dir = DataDir::at(tmp.path().join("data"));
+        let settings = Settings::default();
+        // No model anywhere: the data directory's place is named (the error lists its files).
+        assert_eq!(
+            dir.model_dir_for(&settings, None, Some(&program)),
+            dir.default_model_dir()
+        );
+        std::fs::create_dir_all(&installed).unwrap();
+        std::fs::write(installed.join(MODEL_WEIGHTS_FILE), b"w").unwrap();
+        assert_eq!(
+            dir.model_dir_for(&settings, None, Some(&program)),
+            installed
+        );
+        // A link to the program (as a launcher might make) finds the same model.
+        #[cfg(unix)]
+        {
+            let link = tmp.path().join("elsewhere").join("policypal");
+            std::fs::create_dir_all(link.parent().unwrap()).unwrap();
+            std::os::unix::fs::symlink(&program, &link).unwrap();
+            let found = dir.model_dir_for(&settings, None, Some(&link));
+            assert_eq!(
+                std::fs::canonicalize(found).unwrap(),
+                std::fs::canonicalize(&installed).unwrap()
+            );
+        }
+        // The environment variable and a copy in the data directory both win over it.
+        assert_eq!(
+            dir.model_dir_for(&settings, Some("/models/x".into()), Some(&program)),
+            PathBuf::from("/models/x")
+        );
+        std::fs::create_dir_all(dir.default_model_dir()).unwrap();
+        std::fs::write(dir.default_model_dir().join(MODEL_WEIGHTS_FILE), b"w").unwrap();
+        assert_eq!(
+            dir.model_dir_for(&settings, None, Some(&program)),
+            dir.default_model_dir()
+        );
+    }
 
     #[test]
     fn partial_settings_file_keeps_defaults_for_missing_fields() {

@@ -191,6 +191,10 @@ pub struct DocumentDetails {
     pub extractors: HashMap<String, usize>,
 }
 
+/// Metadata key of the profile in use when none is named (its id). The name dates from when
+/// only the desktop app kept it; existing libraries keep their choice.
+const META_ACTIVE_PROFILE: &str = "desktop.active_profile";
+
 /// The document library of one data directory.
 pub struct Library {
     dir: DataDir,
@@ -489,6 +493,34 @@ impl Library {
     /// The profile with this name or id.
     pub async fn profile(&self, name_or_id: &str) -> Result<Profile, Error> {
         Ok(self.store.profile(name_or_id).await?)
+    }
+
+    /// The profile in use when none is named: the one the app (or `profiles use`) made active
+    /// last, else "default", else the first profile, else a new "default". The app and the
+    /// CLI share it, so the library a user set up in the app's first run (which renames
+    /// "default" to the user's name) is the CLI's library too.
+    pub async fn active_profile(&self) -> Result<Profile, Error> {
+        if let Some(id) = self.store.meta(META_ACTIVE_PROFILE).await?
+            && let Ok(p) = self.store.profile(&id).await
+        {
+            return Ok(p);
+        }
+        match self.store.profile("default").await {
+            Err(StoreError::ProfileNotFound(_)) => {}
+            other => return Ok(other?),
+        }
+        match self.store.profiles().await?.into_iter().next() {
+            Some(p) => Ok(p),
+            None => self.ensure_profile("default").await,
+        }
+    }
+
+    /// Makes `profile` the one in use when none is named (see [`Library::active_profile`]).
+    pub async fn set_active_profile(&self, profile: &Profile) -> Result<(), Error> {
+        Ok(self
+            .store
+            .set_meta(META_ACTIVE_PROFILE, &profile.id)
+            .await?)
     }
 
     /// The profile with this name, created (with empty industry and location) if missing.

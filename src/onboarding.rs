@@ -68,6 +68,8 @@ pub async fn finish(
         .set_up_profile(&profile.id, name, context)
         .await?;
     lib.store().set_meta(META_ONBOARDED, "finished").await?;
+    // The profile the user just set up is the one the CLI uses when none is named.
+    lib.set_active_profile(&p).await?;
     Ok(p)
 }
 

@@ -501,3 +501,45 @@ fn an_audit_exports_as_a_pdf_report_that_a_pdf_reader_reads_back() {
         .unwrap();
     assert!(out.status.success() && out.stdout.starts_with(b"%PDF-"));
 }
+
+#[tokio::test]
+async fn the_cli_without_a_profile_uses_the_library_the_app_set_up() {
+    // Regression: the app's first run renames "default" to the user's name; the CLI's
+    // default was then a new, empty "default", so `policypal docs list` showed nothing.
+    let t = crate::common::TestLib::new().await;
+    let default = t.lib.active_profile().await.unwrap();
+    assert_eq!(default.name, "default");
+    let context = policypal::store::UserContext::default();
+    let jane = policypal::onboarding::finish(&t.lib, &default, "Jane Tan", &context)
+        .await
+        .unwrap();
+    crate::common::ingest_fixture(&t.lib, &jane, "capital-2024.pdf").await;
+    let other = t.lib.ensure_profile("audit team").await.unwrap();
+    t.lib.close().await;
+    let d = t.dir();
+
+    let (code, v) = run(d, &["docs", "list"]);
+    assert_eq!(code, 0, "{v}");
+    assert_eq!(v.as_array().unwrap().len(), 1, "{v}");
+    let (_, v) = run(d, &["profiles", "show"]);
+    assert_eq!(v["name"], "Jane Tan");
+    // No "default" was created behind the user's back.
+    let (_, v) = run(d, &["profiles", "list"]);
+    assert_eq!(v.as_array().unwrap().len(), 2, "{v}");
+
+    // `profiles use` switches what an unnamed profile means, for the app too.
+    let (code, v) = run(d, &["profiles", "use", "audit team"]);
+    assert_eq!((code, v["id"].as_str()), (0, Some(other.id.as_str())));
+    let (_, v) = run(d, &["docs", "list"]);
+    assert!(v.as_array().unwrap().is_empty(), "{v}");
+    let lib = policypal::Library::open(policypal::config::DataDir::at(d))
+        .await
+        .unwrap();
+    assert_eq!(lib.active_profile().await.unwrap().id, other.id);
+    lib.close().await;
+    // An unknown profile is a typed error and changes nothing.
+    let (code, v) = run(d, &["profiles", "use", "nobody"]);
+    assert_eq!(code, 2, "{v}");
+    let (_, v) = run(d, &["profiles", "show"]);
+    assert_eq!(v["name"], "audit team");
+}

@@ -24,7 +24,6 @@ use tokio::sync::RwLock;
 use crate::error::{IpcError, IpcResult};
 
 /// Where the active profile's name is remembered between launches.
-const META_ACTIVE_PROFILE: &str = "desktop.active_profile";
 /// Most conversations listed at once.
 const THREAD_LIST_LIMIT: u32 = 500;
 
@@ -39,6 +38,8 @@ pub struct Desk {
     /// One ingestion embeds at a time: on two cores parallel embedding is slower per file, and
     /// queued files show as waiting instead of all crawling.
     ingest_queue: tokio::sync::Mutex<()>,
+    /// Files the app was started with ("Open with PolicyPal" on a PDF), until the UI takes them.
+    opened: Mutex<Vec<PathBuf>>,
 }
 
 /// What the UI needs at start-up.
@@ -170,11 +171,12 @@ impl Desk {
             runs: Mutex::new(HashMap::new()),
             ingests: Mutex::new(HashMap::new()),
             ingest_queue: tokio::sync::Mutex::new(()),
+            opened: Mutex::new(Vec::new()),
         };
         match Library::open(dir).await {
             Ok(lib) => {
                 let lib = Arc::new(lib);
-                match initial_profile(&lib).await {
+                match lib.active_profile().await {
                     Ok(p) => *desk.profile.write().await = Some(p),
                     Err(e) => desk.fail(&e),
                 }
@@ -183,6 +185,27 @@ impl Desk {
             Err(e) => desk.fail(&e),
         }
         desk
+    }
+
+    /// Files the app was started with, offered to the upload dialog once.
+    pub fn with_opened_files(self, paths: Vec<PathBuf>) -> Self {
+        if let Ok(mut o) = self.opened.lock() {
+            *o = paths;
+        }
+        self
+    }
+
+    /// Takes the files the app was started with (empty on every later call).
+    pub fn take_opened_files(&self) -> Vec<String> {
+        let taken = self
+            .opened
+            .lock()
+            .map(|mut o| std::mem::take(&mut *o))
+            .unwrap_or_default();
+        taken
+            .into_iter()
+            .map(|p| p.to_string_lossy().into_owned())
+            .collect()
     }
 
     fn fail(&self, e: &Error) {
@@ -277,7 +300,7 @@ impl Desk {
     }
 
     async fn activate(&self, lib: &Library, p: Profile) -> IpcResult<Profile> {
-        lib.store().set_meta(META_ACTIVE_PROFILE, &p.id).await?;
+        lib.set_active_profile(&p).await?;
         *self.profile.write().await = Some(p.clone());
         Ok(p)
     }
@@ -737,17 +760,5 @@ fn ui_settings(s: &Settings) -> UiSettings {
                 ocr_problem,
             }
         }
-    }
-}
-
-async fn initial_profile(lib: &Library) -> Result<Profile, Error> {
-    if let Some(id) = lib.store().meta(META_ACTIVE_PROFILE).await?
-        && let Ok(p) = lib.profile(&id).await
-    {
-        return Ok(p);
-    }
-    match lib.store().profiles().await?.into_iter().next() {
-        Some(p) => Ok(p),
-        None => lib.ensure_profile("default").await,
     }
 }

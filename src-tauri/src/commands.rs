@@ -43,6 +43,12 @@ pub async fn app_info(desk: State<'_, Desk>) -> IpcResult<AppInfo> {
     desk.info().await
 }
 
+/// The files the app was started with ("Open with PolicyPal"), once; empty afterwards.
+#[tauri::command]
+pub fn opened_files(desk: State<'_, Desk>) -> Vec<String> {
+    desk.take_opened_files()
+}
+
 /// Creates a profile and switches to it.
 #[tauri::command]
 pub async fn profile_create(

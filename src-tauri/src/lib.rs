@@ -15,6 +15,16 @@ use std::process::ExitCode;
 use policypal::config::DataDir;
 use tauri::Manager;
 
+/// The files among the program's arguments, as absolute paths: what a file manager's "Open
+/// with PolicyPal" passes (the desktop entry's `%F`). Options and paths that are not files are
+/// left out; the upload dialog says which files are not PDFs.
+fn opened_files(args: impl Iterator<Item = std::ffi::OsString>) -> Vec<std::path::PathBuf> {
+    args.map(std::path::PathBuf::from)
+        .filter(|p| !p.as_os_str().to_string_lossy().starts_with('-') && p.is_file())
+        .filter_map(|p| std::path::absolute(&p).ok())
+        .collect()
+}
+
 /// Builds and runs the app until its window closes.
 pub fn run() -> ExitCode {
     let dir = match DataDir::resolve(None) {
@@ -32,13 +42,15 @@ pub fn run() -> ExitCode {
     std::panic::set_hook(Box::new(|info| {
         tracing::error!("panic: {info}");
     }));
-    let desk = tauri::async_runtime::block_on(api::Desk::open(dir));
+    let desk = tauri::async_runtime::block_on(api::Desk::open(dir))
+        .with_opened_files(opened_files(std::env::args_os().skip(1)));
     let app = tauri::Builder::default()
         .plugin(tauri_plugin_dialog::init())
         .plugin(tauri_plugin_opener::init())
         .manage(desk)
         .invoke_handler(tauri::generate_handler![
             commands::app_info,
+            commands::opened_files,
             commands::profile_create,
             commands::profile_switch,
             commands::profile_update,

@@ -657,3 +657,23 @@ async fn onboarding_is_offered_only_to_a_new_library_and_a_taken_name_is_refused
     assert_eq!(desk.info().await.unwrap().profile, before);
     desk.close().await;
 }
+
+#[tokio::test]
+async fn a_pdf_the_app_was_opened_with_is_offered_once_as_an_absolute_path() {
+    let tmp = tempfile::tempdir().unwrap();
+    let pdf = fixture("capital-2024.pdf");
+    let args = [
+        pdf.clone().into_os_string(),
+        "--some-option".into(),
+        tmp.path().join("missing.pdf").into_os_string(),
+        tmp.path().as_os_str().to_owned(),
+    ];
+    let opened = crate::opened_files(args.into_iter());
+    assert_eq!(opened, vec![std::path::absolute(&pdf).unwrap()]);
+    let desk = Desk::open(data_dir(&tmp)).await.with_opened_files(opened);
+    let first = desk.take_opened_files();
+    assert_eq!(first.len(), 1);
+    assert!(first[0].ends_with("capital-2024.pdf"), "{first:?}");
+    assert!(desk.take_opened_files().is_empty());
+    desk.close().await;
+}

@@ -15,112 +15,19 @@ answer its suggested question with a citation. Screenshots land in OUT_DIR.
 Only the standard library is used.
 """
 
-import base64
 import json
 import os
-import socket
-import struct
 import sqlite3
 import subprocess
 import sys
 import tempfile
 import time
-import urllib.error
-import urllib.request
-import zlib
+
+from driver import launch, wd
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 APP, CLI, OUT = (os.path.abspath(a) for a in sys.argv[1:4])
 FIXTURES = os.path.join(ROOT, "tests", "fixtures")
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-PORT = free_port()
-BASE = f"http://127.0.0.1:{PORT}"
-
-
-def wd(method, path, body=None, timeout=120):
-    data = None if body is None else json.dumps(body).encode()
-    req = urllib.request.Request(BASE + path, data=data, method=method, headers={"Content-Type": "application/json"})
-    try:
-        with urllib.request.urlopen(req, timeout=timeout) as r:
-            return json.load(r).get("value")
-    except urllib.error.HTTPError as e:
-        raise AssertionError(f"WebDriver {method} {path}: {e.code} {e.read().decode()[:400]}") from None
-
-
-class Session:
-    def __init__(self, sid):
-        self.sid = sid
-
-    def js(self, script, *args):
-        return wd("POST", f"/session/{self.sid}/execute/sync", {"script": script, "args": list(args)})
-
-    def wait(self, script, what, timeout=90.0):
-        end = time.time() + timeout
-        last = None
-        while time.time() < end:
-            try:
-                last = self.js(script)
-            except (AssertionError, TimeoutError) as e:
-                last = f"{type(e).__name__}: {e}"
-            if last:
-                return last
-            time.sleep(0.3)
-        self.shot("failure")
-        raise AssertionError(f"timed out waiting for {what} (last: {last!r})")
-
-    def find(self, css):
-        el = wd("POST", f"/session/{self.sid}/element", {"using": "css selector", "value": css})
-        return next(iter(el.values()))
-
-    def click(self, css):
-        wd("POST", f"/session/{self.sid}/element/{self.find(css)}/click", {})
-
-    def type(self, css, text):
-        wd("POST", f"/session/{self.sid}/element/{self.find(css)}/value", {"text": text})
-
-    def shot(self, name):
-        """Saves the X screen as OUT/name.png (evidence, not a check). WebKit's own WebDriver
-        snapshot waits for a rendering update that an idle page under Xvfb may never produce,
-        so the screen is read with xwd instead."""
-        try:
-            xwd = subprocess.run(["xwd", "-root", "-silent"], capture_output=True, timeout=30, check=True).stdout
-            path = os.path.join(OUT, f"{name}.png")
-            with open(path, "wb") as f:
-                f.write(xwd_to_png(xwd))
-            print(f"screenshot: {path}")
-        except Exception as e:
-            print(f"screenshot {name} failed: {e}")
-
-
-def xwd_to_png(data):
-    """Converts a 24- or 32-bit-per-pixel ZPixmap XWD image (what xwd writes for Xvfb) to PNG."""
-    h = struct.unpack(">25I", data[:100])
-    header_size, width, height = h[0], h[4], h[5]
-    byte_order, bits_per_pixel, bytes_per_line = h[7], h[11], h[12]
-    red_mask, green_mask, blue_mask, ncolors = h[14], h[15], h[16], h[19]
-    assert bits_per_pixel in (24, 32), f"unsupported xwd depth {bits_per_pixel}"
-    size = bits_per_pixel // 8
-    pixels = data[header_size + 12 * ncolors:]
-    endian = "little" if byte_order == 0 else "big"
-    shift = lambda m: (m & -m).bit_length() - 1
-    rs, gs, bs = shift(red_mask), shift(green_mask), shift(blue_mask)
-    rows = bytearray()
-    for y in range(height):
-        line = pixels[y * bytes_per_line: y * bytes_per_line + size * width]
-        rows.append(0)
-        for x in range(0, len(line), size):
-            p = int.from_bytes(line[x:x + size], endian)
-            rows += bytes(((p & red_mask) >> rs, (p & green_mask) >> gs, (p & blue_mask) >> bs))
-    chunk = lambda t, d: struct.pack(">I", len(d)) + t + d + struct.pack(">I", zlib.crc32(t + d) & 0xFFFFFFFF)
-    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0))
-            + chunk(b"IDAT", zlib.compress(bytes(rows), 6)) + chunk(b"IEND", b""))
 
 
 def cli(data, *args):
@@ -153,54 +60,11 @@ def main():
                     f"-sOutputFile={scan}", os.path.join(FIXTURES, "retention-policy.pdf")], check=True)
     cli(data, "ingest", scan, "--title", "Retention Policy (scan)", "--type", "policy")
 
-    with launch(data, "webdriver.log") as (sid, s):
+    with launch(APP, data, OUT, "webdriver.log") as (sid, s):
         checks(data, sid, s)
-    with launch(tempfile.mkdtemp(prefix="policypal-e2e-new-"), "webdriver-first-run.log") as (sid, s):
+    with launch(APP, tempfile.mkdtemp(prefix="policypal-e2e-new-"), OUT, "webdriver-first-run.log") as (sid, s):
         first_run(s)
     print("desktop e2e: all checks passed")
-
-
-class launch:
-    """Starts WebKitWebDriver with the app on the library in `data`; (session id, Session)."""
-
-    def __init__(self, data, log_name):
-        self.data, self.log_name, self.sid = data, log_name, None
-
-    def __enter__(self):
-        env = dict(os.environ, POLICYPAL_DATA_DIR=self.data, TAURI_WEBVIEW_AUTOMATION="true",
-                   WEBKIT_DISABLE_DMABUF_RENDERER="1", WEBKIT_DISABLE_COMPOSITING_MODE="1",
-                   GDK_BACKEND="x11")
-        self.log = open(os.path.join(OUT, self.log_name), "w")
-        self.driver = subprocess.Popen(["WebKitWebDriver", f"--port={PORT}", "--host=127.0.0.1"], env=env,
-                                       stdout=self.log, stderr=self.log)
-        try:
-            for _ in range(100):
-                try:
-                    wd("GET", "/status", timeout=2)
-                    break
-                except Exception:
-                    time.sleep(0.1)
-            caps = {"capabilities": {"alwaysMatch": {"webkitgtk:browserOptions": {"binary": APP, "args": []}}}}
-            started = time.time()
-            self.sid = wd("POST", "/session", caps)["sessionId"]
-            s = Session(self.sid)
-            s.wait("return document.querySelector('aside') && document.body.innerText.includes('PolicyPal')", "the window")
-            print(f"window ready in {time.time() - started:.1f}s")
-            return self.sid, s
-        except BaseException:
-            self.__exit__(None, None, None)
-            raise
-
-    def __exit__(self, *exc):
-        if self.sid:
-            try:
-                wd("DELETE", f"/session/{self.sid}", timeout=20)
-            except Exception as e:  # the app may already be gone; the driver is killed below
-                print(f"closing the session: {e}")
-        self.driver.terminate()
-        self.driver.wait(timeout=20)
-        self.log.close()
-        return False
 
 
 def first_run(s):

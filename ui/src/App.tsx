@@ -24,18 +24,32 @@ export default function App() {
   /** A question to offer in an empty chat (the sample document's, after the first run). */
   const [suggestion, setSuggestion] = useState<string | null>(null);
 
+  /** Files dropped on the window or opened with the app: the PDFs go to the upload dialog. */
+  const offerFiles = useCallback(
+    (paths: string[]) => {
+      const pdfs = paths.filter((p) => p.toLowerCase().endsWith(".pdf"));
+      if (pdfs.length < paths.length) toast.error(`Only PDF files can be added (${paths.length - pdfs.length} skipped).`);
+      if (pdfs.length > 0) setUpload((cur) => [...(cur ?? []), ...pdfs]);
+    },
+    [toast],
+  );
+
   useEffect(() => {
     if (!isTauri()) return;
-    const un = onFileDrop(
-      (paths) => {
-        const pdfs = paths.filter((p) => p.toLowerCase().endsWith(".pdf"));
-        if (pdfs.length < paths.length) toast.error(`Only PDF files can be added (${paths.length - pdfs.length} skipped).`);
-        if (pdfs.length > 0) setUpload((cur) => [...(cur ?? []), ...pdfs]);
-      },
-      setDragging,
-    );
+    const un = onFileDrop(offerFiles, setDragging);
     return () => void un.then((f) => f());
-  }, [toast]);
+  }, [offerFiles]);
+
+  // Files the app was started with ("Open with PolicyPal" on a PDF) go to the upload dialog,
+  // once the library is open and the first-run onboarding is done.
+  const ready = !!info.data && !info.data.first_run;
+  useEffect(() => {
+    if (!ready) return;
+    api
+      .openedFiles()
+      .then(offerFiles)
+      .catch((e) => toast.error(e));
+  }, [ready, offerFiles, toast]);
 
   const showSources = useCallback((citations: Citation[], focus: number | null) => {
     setSources({ citations, focus });

@@ -281,6 +281,8 @@ const Void = z.null().or(z.undefined()).transform(() => undefined);
 
 export const api = {
   appInfo: () => call(AppInfo, "app_info"),
+  /** The files the app was started with ("Open with PolicyPal"), once. */
+  openedFiles: () => call(z.array(z.string()), "opened_files"),
   createProfile: (name: string, industry: string, location: string) =>
     call(Profile, "profile_create", { name, industry, location }),
   switchProfile: (id: string) => call(Profile, "profile_switch", { id }),
