@@ -26,6 +26,8 @@ enum Reply {
 
 struct Server {
     url: String,
+    /// The replies still to give, in order (a test may add to it).
+    script: Arc<Mutex<VecDeque<Reply>>>,
     bodies: Arc<Mutex<Vec<String>>>,
     heads: Arc<Mutex<Vec<String>>>,
     /// Routing requests (spec 002's model-based intent and document resolution), answered
@@ -49,6 +51,7 @@ async fn server_on(addr: &str, script: Vec<Reply>) -> Server {
     let listener = TcpListener::bind(addr).await.unwrap();
     let url = format!("http://{}/v1", listener.local_addr().unwrap());
     let script = Arc::new(Mutex::new(VecDeque::from(script)));
+    let scripted = script.clone();
     let bodies = Arc::new(Mutex::new(Vec::new()));
     let heads = Arc::new(Mutex::new(Vec::new()));
     let seen = bodies.clone();
@@ -112,6 +115,7 @@ async fn server_on(addr: &str, script: Vec<Reply>) -> Server {
     });
     Server {
         url,
+        script: scripted,
         bodies,
         heads,
         routed,
@@ -1015,4 +1019,274 @@ async fn the_model_routes_a_message_to_an_action_and_documents_of_the_profile_on
         )
         .await;
     assert_eq!(s.routed.lock().unwrap().len(), before);
+}
+
+/// The quotes an extractive run of `req` cites (what a write-up is given to cite).
+async fn extractive_quotes(
+    t: &TestLib,
+    p: &policypal::store::Profile,
+    req: AskRequest,
+) -> Vec<policypal::agent::types::Citation> {
+    let agent = Agent::new(&t.lib).without_cache();
+    let turn = ask_ok(
+        &agent,
+        p,
+        AskRequest {
+            mode: Some(Mode::Extractive),
+            ..req
+        },
+    )
+    .await;
+    assert_eq!(turn.answer.status, Status::Answered, "{}", turn.answer.text);
+    turn.answer.citations
+}
+
+/// A scripted model reply: `text`, then the citations JSON of `quotes` (passage numbers left
+/// for the app to find).
+fn write_up_reply(text: &str, quotes: &[&str]) -> &'static str {
+    let citations: Vec<_> = quotes
+        .iter()
+        .map(|q| json!({"passage": 99, "quote": q}))
+        .collect();
+    Box::leak(format!("{text}\n---\n{}", json!({ "citations": citations })).into_boxed_str())
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_generative_summary_shows_only_what_the_key_points_it_cites_support() {
+    let probe = server(vec![]).await;
+    let (t, p) = library(&probe.url, 30).await;
+    let doc = t.lib.documents(&p).await.unwrap()[0].id.clone();
+    let summarize = |mode| AskRequest {
+        text: "Summarize this document".into(),
+        documents: vec![doc.clone()],
+        action: Some(policypal::agent::types::Action::Summarize),
+        mode: Some(mode),
+        ..AskRequest::default()
+    };
+    let points = extractive_quotes(&t, &p, summarize(Mode::Extractive)).await;
+    let first = points[0].quote.clone();
+    let reply = write_up_reply(
+        &format!("{first} Every bank must also keep half of its profits in gold bars."),
+        &[&first],
+    );
+    let s = probe;
+    s.script.lock().unwrap().push_back(Reply::Text(reply));
+    let agent = Agent::new(&t.lib).without_cache();
+    let tokens = Mutex::new(String::new());
+    let turn = agent
+        .ask(&p, summarize(Mode::Generative), &|e: &Event| {
+            if let Event::Token { text } = e {
+                tokens.lock().unwrap().push_str(text);
+            }
+        })
+        .await
+        .unwrap();
+    let text = &turn.answer.text;
+    assert_eq!(turn.answer.status, Status::Answered, "{text}");
+    assert!(text.starts_with("Summary of **"), "{text}");
+    assert!(text.contains(first.as_str()), "{text}");
+    assert!(
+        !text.contains("gold bars"),
+        "an unsupported sentence is shown: {text}"
+    );
+    assert!(
+        text.contains("1 sentence of the model's answer left out"),
+        "{text}"
+    );
+    assert!(
+        tokens.lock().unwrap().contains("half of its profits"),
+        "the draft streamed"
+    );
+    assert_eq!(turn.answer.citations.len(), points.len());
+    assert_quotes_on_pages(&t.lib, &p, &turn.answer.citations).await;
+    let c = turn.answer.confidence.as_ref().unwrap();
+    assert!(c.grounding > 0.0 && c.grounding < 1.0, "{}", c.grounding);
+    assert!(turn.answer.usage.as_ref().unwrap().completion_tokens > 0);
+    // The model was given the verified key points, fenced, and nothing else of the document.
+    let body = s.bodies.lock().unwrap().last().unwrap().clone();
+    assert!(
+        body.contains("<<<PASSAGE 1 ") && body.contains(&first[..20]),
+        "{body}"
+    );
+
+    // A model that cannot keep to the format leaves the quoted key points, saying why.
+    s.script
+        .lock()
+        .unwrap()
+        .extend([Reply::Text("garbage"), Reply::Text("more garbage")]);
+    let turn = ask_ok(&agent, &p, summarize(Mode::Generative)).await;
+    let text = &turn.answer.text;
+    assert_eq!(turn.answer.status, Status::Answered, "{text}");
+    assert!(text.contains("The model's summary is not shown"), "{text}");
+    assert!(text.contains("Key points of **"), "{text}");
+    assert_eq!(turn.answer.citations.len(), points.len());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_generative_comparison_cites_both_documents_and_drops_what_they_do_not_say() {
+    let probe = server(vec![]).await;
+    let (t, p) = library(&probe.url, 30).await;
+    ingest_fixture(&t.lib, &p, "capital-2025.pdf").await;
+    let ids: Vec<String> = t
+        .lib
+        .documents(&p)
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|d| d.id)
+        .collect();
+    let compare = |mode| AskRequest {
+        text: "Compare the capital conservation buffer in these documents".into(),
+        documents: ids.clone(),
+        action: Some(policypal::agent::types::Action::Compare),
+        mode: Some(mode),
+        ..AskRequest::default()
+    };
+    let quotes = extractive_quotes(&t, &p, compare(Mode::Extractive)).await;
+    let a = quotes
+        .iter()
+        .find(|c| c.document_id == ids[0])
+        .unwrap()
+        .quote
+        .clone();
+    let b = quotes
+        .iter()
+        .find(|c| c.document_id == ids[1])
+        .unwrap()
+        .quote
+        .clone();
+    let reply = write_up_reply(
+        &format!(
+            "Both documents set a capital buffer. {a} {b} The 2025 version abolishes every buffer from 2030."
+        ),
+        &[&a, &b, "a buffer of 99 per cent"],
+    );
+    let s = probe;
+    s.script.lock().unwrap().push_back(Reply::Text(reply));
+    let agent = Agent::new(&t.lib).without_cache();
+    let turn = ask_ok(&agent, &p, compare(Mode::Generative)).await;
+    let text = &turn.answer.text;
+    assert!(
+        text.contains(a.as_str()) && text.contains(b.as_str()),
+        "{text}"
+    );
+    assert!(!text.contains("abolishes"), "{text}");
+    assert!(text.contains("**The quoted passages**"), "{text}");
+    assert!(
+        !text.contains("99 per cent"),
+        "an invented quote is not a source: {text}"
+    );
+    assert_quotes_on_pages(&t.lib, &p, &turn.answer.citations).await;
+    let c = turn.answer.confidence.as_ref().unwrap();
+    assert!(c.grounding < 1.0, "{}", c.grounding);
+    let body = s.bodies.lock().unwrap().last().unwrap().clone();
+    assert!(body.contains("Compare "), "{body}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_long_document_is_summarized_from_notes_on_its_parts() {
+    let s = server(vec![]).await;
+    let (t, p) = library(&s.url, 30).await;
+    let pdf = crate::common::write(
+        t.dir(),
+        "long-policy.pdf",
+        &crate::common::make_pdf(&policy_pages()),
+    );
+    let doc = ingest(&t.lib, &p, request(pdf)).await.unwrap().document.id;
+    let summarize = |mode| AskRequest {
+        text: "Summarize this document".into(),
+        documents: vec![doc.clone()],
+        action: Some(policypal::agent::types::Action::Summarize),
+        mode: Some(mode),
+        ..AskRequest::default()
+    };
+    let points = extractive_quotes(&t, &p, summarize(Mode::Extractive)).await;
+    assert!(points.len() > 6, "{} key points", points.len());
+    let (a, last) = (
+        points[0].quote.clone(),
+        points.last().unwrap().quote.clone(),
+    );
+    // Part 1's notes cite its first quote; part 2 declines (its quotes go to the summary
+    // step whole); the summary cites the note's quote and one of part 2's.
+    s.script.lock().unwrap().extend([
+        Reply::Text(write_up_reply(&a, &[&a])),
+        Reply::Text("NO_ANSWER"),
+        Reply::Text(write_up_reply(&format!("{a} {last}"), &[&a, &last])),
+    ]);
+    let agent = Agent::new(&t.lib).without_cache();
+    let statuses = Mutex::new(Vec::new());
+    let turn = agent
+        .ask(&p, summarize(Mode::Generative), &|e: &Event| {
+            if let Event::Status { message } = e {
+                statuses.lock().unwrap().push(message.clone());
+            }
+        })
+        .await
+        .unwrap();
+    let text = &turn.answer.text;
+    assert!(text.starts_with("Summary of **"), "{text}");
+    assert!(
+        text.contains(a.as_str()) && text.contains(last.as_str()),
+        "{text}"
+    );
+    let statuses = statuses.lock().unwrap().join(" | ");
+    assert!(
+        statuses.contains("Reading part 1 of 2") && statuses.contains("Reading part 2 of 2"),
+        "{statuses}"
+    );
+    let bodies = s.bodies.lock().unwrap().clone();
+    let summary_body = bodies.last().unwrap();
+    assert!(
+        summary_body.contains("Notes written earlier") && summary_body.contains("- Part 1: "),
+        "{summary_body}"
+    );
+    // The summary step is given the note's quote and part 2's, not part 1's other quotes.
+    assert!(
+        !summary_body.contains(points[1].quote.as_str()),
+        "{summary_body}"
+    );
+    assert!(summary_body.contains(last.as_str()));
+    assert_quotes_on_pages(&t.lib, &p, &turn.answer.citations).await;
+}
+
+/// Eight pages of a policy, one subject per page, each sentence its own rule.
+fn policy_pages() -> Vec<String> {
+    let subjects = [
+        ("Records", "customer records", "retained", "years"),
+        ("Access", "system accounts", "reviewed", "months"),
+        ("Incidents", "security incidents", "reported", "hours"),
+        ("Vendors", "outsourcing contracts", "assessed", "months"),
+        ("Training", "staff certificates", "renewed", "years"),
+        ("Encryption", "backup tapes", "encrypted", "days"),
+        ("Premises", "visitor badges", "returned", "minutes"),
+        ("Continuity", "recovery plans", "tested", "weeks"),
+    ];
+    subjects
+        .iter()
+        .enumerate()
+        .map(|(i, (head, thing, verb, unit))| {
+            let mut page = format!("{}. {head}\n", i + 1);
+            let people = [
+                "The compliance officer",
+                "Every branch manager",
+                "The head of operations",
+                "Each team leader",
+                "The internal auditor",
+                "The data protection officer",
+                "Every department head",
+                "The chief risk officer",
+                "The records clerk",
+                "The security administrator",
+            ];
+            for (j, who) in people.iter().enumerate() {
+                page.push_str(&format!(
+                    "{}.{} {who} must ensure that {thing} are {verb} within {} {unit} of the event.\n",
+                    i + 1,
+                    j + 1,
+                    (i + 2) * (j + 3)
+                ));
+            }
+            page
+        })
+        .collect()
 }

@@ -221,3 +221,86 @@ fn models_add_registers_a_gguf_for_generative_mode_and_refuses_a_file_that_is_no
     assert_eq!(code, 2);
     assert_eq!(v["error"]["kind"], "invalid_input");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_local_model_summarizes_and_compares_and_only_grounded_sentences_are_shown() {
+    let _one = ONE_AT_A_TIME.lock().await;
+    let t = TestLib::with_settings(Settings {
+        llm: Some(local_settings(300)),
+        ..Settings::default()
+    })
+    .await;
+    let p = crate::common::banking_profile(&t).await;
+    crate::common::ingest_fixture(&t.lib, &p, "capital-2025.pdf").await;
+    let ids: Vec<String> = t
+        .lib
+        .documents(&p)
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|d| d.id)
+        .collect();
+    let agent = Agent::new(&t.lib).without_cache();
+    for (action, text, documents) in [
+        (
+            policypal::agent::types::Action::Summarize,
+            "Summarize this document",
+            vec![ids[0].clone()],
+        ),
+        (
+            policypal::agent::types::Action::Compare,
+            "Compare the capital requirements of these documents",
+            ids.clone(),
+        ),
+    ] {
+        let turn = agent
+            .ask(
+                &p,
+                AskRequest {
+                    text: text.into(),
+                    documents,
+                    action: Some(action),
+                    mode: Some(Mode::Generative),
+                    ..AskRequest::default()
+                },
+                &|_: &Event| {},
+            )
+            .await
+            .unwrap();
+        let answer = &turn.answer;
+        assert_eq!(answer.status, Status::Answered, "{}", answer.text);
+        assert_quotes_on_pages(&t.lib, &p, &answer.citations).await;
+        assert!(
+            answer.usage.as_ref().is_some_and(|u| u.model == "qwen"),
+            "{:?}",
+            answer.usage
+        );
+        // What the model wrote (before the quoted passages, or the whole summary) is shown only
+        // where the quotes support it; a write-up it could not ground says so.
+        // (The sources list after the answer is the app's, not the model's.)
+        let written = answer
+            .text
+            .split("**The quoted passages**")
+            .next()
+            .and_then(|w| w.split("**Sources:**").next())
+            .unwrap_or_default();
+        if written.contains("is not shown:") {
+            continue;
+        }
+        let quotes: Vec<&str> = answer.citations.iter().map(|c| c.quote.as_str()).collect();
+        let prose: String = written
+            .lines()
+            .filter(|l| {
+                !l.starts_with('_') && !l.starts_with("Summary of") && !l.starts_with("Comparing")
+            })
+            .collect::<Vec<_>>()
+            .join("\n");
+        let g = policypal::agent::rules::grounding::ground(&prose, &quotes);
+        assert!(
+            g.unsupported.is_empty(),
+            "shown but unsupported: {:?} in {}",
+            g.unsupported,
+            answer.text
+        );
+    }
+}

@@ -5,6 +5,7 @@
 //! - [`action`]: one file per action (inquire, summarize, compare, audit);
 //! - [`evidence`]: search results as passages, verified quotes and citations, refusals;
 //! - [`model`]: what a language model does in a run (rewrite, grounded generation);
+//! - `synthesis`: a model's grounded write-up of verified quotes (generative Summarize, Compare);
 //! - [`rules`]: the pure heuristics, with one copy of each word list;
 //! - [`resolve`]: which action and which documents a message means;
 //! - [`thread`]: stored conversations as the user reviews and exports them;
@@ -20,6 +21,7 @@ mod model;
 pub mod resolve;
 mod route;
 pub mod rules;
+mod synthesis;
 mod thread;
 pub mod types;
 

@@ -1,16 +1,19 @@
 //! Compare: the passages of each document that best answer the question side by side (versions
-//! of one document ordered old → new), with changed quantities and obligation words called out.
-//! Must not: cite a passage it has not verified.
+//! of one document ordered old → new), with changed quantities and obligation words called out;
+//! in generative mode the model first writes the comparison from those verified quotes (themes,
+//! then how the documents differ on each), grounded sentence by sentence. Must not: cite a
+//! passage it has not verified.
 
 use std::collections::{HashMap, HashSet};
 
 use crate::Error;
-use crate::agent::Agent;
 use crate::agent::evidence::*;
 use crate::agent::graph::{Node, Transition};
 use crate::agent::resolve;
 use crate::agent::rules::{Pattern, compare, extractive, regex, text};
+use crate::agent::synthesis::{Outcome, Task};
 use crate::agent::types::*;
+use crate::agent::{Agent, Emit};
 use crate::library::SearchRequest;
 use crate::store::{Document, Profile};
 use std::sync::LazyLock;
@@ -18,11 +21,12 @@ use std::sync::LazyLock;
 impl Agent<'_> {
     /// Compare: the passages of each document that best answer the question, side by side
     /// (versions of one document ordered old → new), with changed quantities and obligation
-    /// words called out (extractive in both modes for now).
+    /// words called out; in generative mode the model's grounded comparison comes first.
     pub(in crate::agent) async fn compare(
         &self,
         profile: &Profile,
         state: &mut RunState,
+        emit: Emit<'_>,
     ) -> Result<Transition, Error> {
         let mut docs = self.resolved_documents(profile, state).await?;
         let same_title = docs
@@ -395,6 +399,23 @@ impl Agent<'_> {
             )));
             return Ok(Transition::Next(Node::Format));
         }
+        let mut usage: Option<Usage> = None;
+        let mut grounded = 1.0;
+        let written = match state.mode {
+            Mode::Generative => match self.chat_model(profile)? {
+                Some(model) => {
+                    // Focused on the question's subject when it names one, else holistic.
+                    let focus = (!terms.is_empty()).then_some(own.as_str());
+                    let (outcome, share) = self
+                        .written_comparison(profile, &model, &per_doc, focus, &mut usage, emit)
+                        .await?;
+                    grounded = share;
+                    Some(outcome)
+                }
+                None => None,
+            },
+            Mode::Extractive => None,
+        };
         let mut body = format!(
             "Comparing {}{}:\n\n",
             per_doc
@@ -408,6 +429,16 @@ impl Agent<'_> {
                 ""
             }
         );
+        match written {
+            Some(Outcome::Written(w)) => {
+                body.push_str(&w.text);
+                body.push_str("\n\n**The quoted passages**\n\n");
+            }
+            Some(Outcome::Unusable(why)) => body.push_str(&format!(
+                "_The model's comparison is not shown: {why}. The passages are compared below._\n\n"
+            )),
+            None => {}
+        }
         for (d, cited) in &per_doc {
             body.push_str(&format!("**{}**\n\n", d.label()));
             if cited.is_empty() {
@@ -518,13 +549,63 @@ impl Agent<'_> {
             .fold(0.0f32, f32::max);
         let verification = citations.len() as f32 / proposed.max(1) as f32;
         state.evidence = evidence_all;
+        let mut confidence = Confidence::unjudged(retrieval, coverage, verification, Vec::new());
+        confidence.grounding = grounded;
         state.answer = Some(answered(
             body.trim_end().to_owned(),
             citations,
-            Confidence::unjudged(retrieval, coverage, verification, Vec::new()),
-            None,
+            confidence,
+            usage,
         ));
         Ok(Transition::Next(Node::CheckConfidence))
+    }
+
+    /// The model's comparison of the documents from their verified quotes (spec 002): the
+    /// themes both address, then how they differ on each — on the question's subject when it
+    /// names one (focused), else overall (holistic). Returns the outcome and the share of its
+    /// sentences that were grounded (1 when it is unusable: nothing of it is shown).
+    async fn written_comparison(
+        &self,
+        profile: &Profile,
+        model: &crate::llm::ChatModel,
+        per_doc: &[(Document, Vec<Citation>)],
+        focus: Option<&str>,
+        usage: &mut Option<Usage>,
+        emit: Emit<'_>,
+    ) -> Result<(Outcome, f32), Error> {
+        let names = per_doc
+            .iter()
+            .map(|(d, _)| d.label())
+            .collect::<Vec<_>>()
+            .join(" and ");
+        emit(&Event::Status {
+            message: format!("Comparing {names}"),
+        });
+        let focus = match focus {
+            Some(question) => format!("on what this asks: {question}"),
+            None => "overall: purpose, scope, obligations, numbers and time limits".to_owned(),
+        };
+        let instruction = format!(
+            "Compare {names} {focus}. First name the themes the passages of both address; then, theme by theme, say what each document requires and how they differ (a number, a time limit, who must act, must versus may), citing passages of each document. At most 8 sentences."
+        );
+        let sources: Vec<Citation> = per_doc
+            .iter()
+            .flat_map(|(_, c)| c.iter().cloned())
+            .collect();
+        let task = Task {
+            action: Action::Compare,
+            instruction: &instruction,
+            notes: "",
+            stream: true,
+        };
+        let outcome = self
+            .write_up(profile, model, &task, &sources, usage, emit)
+            .await?;
+        let share = match &outcome {
+            Outcome::Written(w) => w.grounding,
+            Outcome::Unusable(_) => 1.0,
+        };
+        Ok((outcome, share))
     }
 
     /// The sentence of document `doc_id` closest in wording to `quote` (at least half of their

@@ -151,7 +151,7 @@ impl Agent<'_> {
                         // Nothing the model wrote is in the documents: no answer to show.
                         citations.clear();
                     }
-                    left_out(&g)
+                    crate::agent::synthesis::left_out(&g)
                 }
             }
             _ => {
@@ -169,19 +169,21 @@ impl Agent<'_> {
                         if p.ranked {
                             rank_only.insert(c.quote.clone());
                         }
+                        // Each quote streams as soon as it is verified on its page.
+                        let line = quoted(&c);
+                        emit(&Event::Token {
+                            text: if citations.is_empty() {
+                                line
+                            } else {
+                                format!("\n\n{line}")
+                            },
+                        });
                         citations.push(c);
                     }
                 }
                 citations
                     .iter()
-                    .map(|c| {
-                        format!(
-                            "“{}” (📄 {}, p. {})",
-                            c.quote,
-                            label(&c.title, &c.version),
-                            c.page
-                        )
-                    })
+                    .map(quoted)
                     .collect::<Vec<_>>()
                     .join("\n\n")
             }
@@ -501,19 +503,14 @@ impl Agent<'_> {
     }
 }
 
-/// A grounded answer as shown: its supported sentences, then a visible note of how many were
-/// left out.
-fn left_out(g: &grounding::Grounded) -> String {
-    match g.unsupported.len() {
-        0 => g.text.clone(),
-        n => format!(
-            "{}\n\n_{n} sentence{} of the model's answer left out: not found in your documents._",
-            g.text,
-            if n == 1 { "" } else { "s" }
-        )
-        .trim_start()
-        .to_owned(),
-    }
+/// An extractive answer's line for one verified quote.
+fn quoted(c: &Citation) -> String {
+    format!(
+        "“{}” (📄 {}, p. {})",
+        c.quote,
+        label(&c.title, &c.version),
+        c.page
+    )
 }
 
 #[cfg(test)]

@@ -1,22 +1,33 @@
 //! Summarize: a stratified sample of a document's passages condensed into its main points, each a
-//! verified quote. Must not: summarize a document from anything but its own passages.
+//! verified quote; with a language model (generative mode), those quotes are written up as notes
+//! per part and one summary (spec 002), every sentence grounded in the quotes it cites. Must
+//! not: summarize a document from anything but its own passages.
 
 use crate::Error;
-use crate::agent::Agent;
 use crate::agent::evidence::*;
 use crate::agent::graph::{Node, Transition};
 use crate::agent::rules::summary;
+use crate::agent::synthesis::{Outcome, QUOTES_PER_PART, Task};
 use crate::agent::types::*;
+use crate::agent::{Agent, Emit};
 use crate::store::Profile;
 
 impl Agent<'_> {
     /// Summarize: key points spread over each resolved document, each quoted verbatim with its
-    /// page, in document order (extractive in both modes for now).
+    /// page, in document order; in generative mode the model writes them up (see
+    /// [`Agent::written_summary`]), the quoted key points staying where it cannot.
     pub(in crate::agent) async fn summarize(
         &self,
         profile: &Profile,
         state: &mut RunState,
+        emit: Emit<'_>,
     ) -> Result<Transition, Error> {
+        let model = match state.mode {
+            Mode::Generative => self.chat_model(profile)?,
+            Mode::Extractive => None,
+        };
+        let mut usage: Option<Usage> = None;
+        let mut grounded: Vec<f32> = Vec::new();
         let ids = resolved_ids(state);
         let index = self.lib.index().await?;
         let per_doc = if ids.len() <= 1 {
@@ -40,16 +51,8 @@ impl Agent<'_> {
                 })
                 .collect();
             let points = summary::key_points(&passages, per_doc);
-            if ids.len() > 1 {
-                body.push_str(&format!("### {}\n\n", d.label()));
-            } else {
-                body.push_str(&format!(
-                    "Key points of **{}** ({} pages), in document order:\n\n",
-                    d.label(),
-                    d.page_count
-                ));
-            }
             let before = citations.len();
+            let mut points_text = String::new();
             for p in points {
                 proposed += 1;
                 let r = &rows[p.passage];
@@ -65,7 +68,7 @@ impl Agent<'_> {
                     heading: r.heading.clone(),
                 };
                 if let Some(c) = self.cite(profile, &e, p.doc_char, &p.sentence.text).await? {
-                    body.push_str(&format!(
+                    points_text.push_str(&format!(
                         "- “{}” (📄 {}, p. {})\n",
                         c.quote,
                         label(&c.title, &c.version),
@@ -75,10 +78,58 @@ impl Agent<'_> {
                     evidence.push(e);
                 }
             }
+            let heading = if ids.len() > 1 {
+                format!("### {}\n\n", d.label())
+            } else {
+                String::new()
+            };
+            let key_points = if ids.len() > 1 {
+                String::new()
+            } else {
+                format!(
+                    "Key points of **{}** ({} pages), in document order:\n\n",
+                    d.label(),
+                    d.page_count
+                )
+            };
+            body.push_str(&heading);
             if citations.len() == before {
-                body.push_str("_No passage of this document could be quoted as a key point._\n");
+                body.push_str(&key_points);
+                body.push_str("_No passage of this document could be quoted as a key point._\n\n");
+                continue;
             }
-            body.push('\n');
+            let Some(model) = &model else {
+                body.push_str(&key_points);
+                body.push_str(&points_text);
+                body.push('\n');
+                continue;
+            };
+            let quotes = citations[before..].to_vec();
+            match self
+                .written_summary(profile, model, &d, &quotes, &mut usage, emit)
+                .await?
+            {
+                Outcome::Written(w) => {
+                    grounded.push(w.grounding);
+                    if ids.len() == 1 {
+                        body.push_str(&format!(
+                            "Summary of **{}** ({} pages):\n\n",
+                            d.label(),
+                            d.page_count
+                        ));
+                    }
+                    body.push_str(&w.text);
+                    body.push_str("\n\n");
+                }
+                Outcome::Unusable(why) => {
+                    body.push_str(&format!(
+                        "_The model's summary is not shown: {why}. The key points are quoted instead._\n\n"
+                    ));
+                    body.push_str(&key_points);
+                    body.push_str(&points_text);
+                    body.push('\n');
+                }
+            }
         }
         state.evidence = evidence;
         if citations.is_empty() {
@@ -105,15 +156,98 @@ impl Agent<'_> {
             coverage: 1.0,
             verification,
             missing: Vec::new(),
-            grounding: 1.0,
+            grounding: if grounded.is_empty() {
+                1.0
+            } else {
+                grounded.iter().sum::<f32>() / grounded.len() as f32
+            },
             closeness: None,
         };
         state.answer = Some(answered(
             body.trim_end().to_owned(),
             citations,
             confidence,
-            None,
+            usage,
         ));
         Ok(Transition::Next(Node::Format))
+    }
+
+    /// Spec 002's generative summary of one document from its quoted key points: a short
+    /// document's quotes are summarized at once; a longer one's are read in parts of
+    /// [`QUOTES_PER_PART`], each written up as notes, and the summary is written from the notes
+    /// and the quotes they cite. Every step is grounded; a part whose notes are unusable leaves
+    /// its quotes to the summary step.
+    async fn written_summary(
+        &self,
+        profile: &Profile,
+        model: &crate::llm::ChatModel,
+        d: &crate::store::Document,
+        quotes: &[Citation],
+        usage: &mut Option<Usage>,
+        emit: Emit<'_>,
+    ) -> Result<Outcome, Error> {
+        let summary_task = format!(
+            "Summarize {} in at most 6 sentences: its purpose and scope, then its main rules and obligations (who must do what, with the numbers and time limits it sets).",
+            d.label()
+        );
+        if quotes.len() <= QUOTES_PER_PART {
+            emit(&Event::Status {
+                message: format!("Summarizing {}", d.label()),
+            });
+            let task = Task {
+                action: Action::Summarize,
+                instruction: &summary_task,
+                notes: "",
+                stream: true,
+            };
+            return self
+                .write_up(profile, model, &task, quotes, usage, emit)
+                .await;
+        }
+        let parts: Vec<&[Citation]> = quotes.chunks(QUOTES_PER_PART).collect();
+        let mut notes = String::new();
+        let mut sources: Vec<Citation> = Vec::new();
+        for (i, part) in parts.iter().enumerate() {
+            emit(&Event::Status {
+                message: format!("Reading part {} of {} of {}", i + 1, parts.len(), d.label()),
+            });
+            let instruction = format!(
+                "Write notes on this part of {} (part {} of {}): at most 3 sentences on what these passages require or state.",
+                d.label(),
+                i + 1,
+                parts.len()
+            );
+            let task = Task {
+                action: Action::Summarize,
+                instruction: &instruction,
+                notes: "",
+                stream: false,
+            };
+            match self
+                .write_up(profile, model, &task, part, usage, emit)
+                .await?
+            {
+                Outcome::Written(w) => {
+                    notes.push_str(&format!(
+                        "- Part {}: {}\n",
+                        i + 1,
+                        w.supported.replace('\n', " ")
+                    ));
+                    sources.extend(w.cited);
+                }
+                Outcome::Unusable(_) => sources.extend(part.iter().cloned()),
+            }
+        }
+        emit(&Event::Status {
+            message: format!("Summarizing {}", d.label()),
+        });
+        let task = Task {
+            action: Action::Summarize,
+            instruction: &summary_task,
+            notes: &notes,
+            stream: true,
+        };
+        self.write_up(profile, model, &task, &sources, usage, emit)
+            .await
     }
 }

@@ -394,6 +394,16 @@ impl Agent<'_> {
         mut parent: Option<String>,
         emit: Emit<'_>,
     ) -> Result<TurnResult, Error> {
+        // Whether any answer text streamed (a model's tokens, an extractive answer's verified
+        // quotes): the text streamed is a draft, and the answer as stored comes with `Done`.
+        let streamed = std::sync::atomic::AtomicBool::new(false);
+        let tracking = |e: &Event| {
+            if matches!(e, Event::Token { .. }) {
+                streamed.store(true, Ordering::SeqCst);
+            }
+            emit(e);
+        };
+        let emit: Emit<'_> = &tracking;
         loop {
             if self.cancel.swap(false, Ordering::SeqCst) {
                 return Err(Error::Cancelled);
@@ -418,8 +428,8 @@ impl Agent<'_> {
                             confidence: c.clone(),
                         });
                     }
-                    if turn.answer.usage.is_none() {
-                        // Generated text was streamed as it arrived.
+                    if !streamed.load(Ordering::SeqCst) {
+                        // An answer nothing streamed of arrives whole.
                         emit(&Event::Token {
                             text: turn.answer.text.clone(),
                         });

@@ -336,8 +336,8 @@ impl Agent<'_> {
         }
         match state.action.unwrap_or(Action::Inquire) {
             Action::Inquire => self.inquire(profile, state, emit).await,
-            Action::Summarize => self.summarize(profile, state).await,
-            Action::Compare => self.compare(profile, state).await,
+            Action::Summarize => self.summarize(profile, state, emit).await,
+            Action::Compare => self.compare(profile, state, emit).await,
             Action::Audit => self.audit(profile, state, emit).await,
         }
     }

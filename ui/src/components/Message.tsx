@@ -115,9 +115,14 @@ export function AssistantMessage(props: {
     <div className="flex">
       <div className={`relative max-w-[85%] rounded-2xl rounded-bl-sm border px-4 py-3 text-sm ${tone}`}>
         {props.streaming && <p className="mb-1 animate-pulse text-xs text-slate-500">{props.streaming}</p>}
+        {props.streaming && m.text && (
+          <p className="mb-1 text-xs font-medium text-amber-700" data-testid="draft">
+            Draft: being checked against your documents; only what they support stays.
+          </p>
+        )}
         {m.audit && <AuditPanel audit={m.audit} onCite={props.onCite} />}
         <div
-          className="answer leading-relaxed text-slate-800"
+          className={`answer leading-relaxed ${props.streaming && m.text ? "text-slate-500" : "text-slate-800"}`}
           dangerouslySetInnerHTML={{ __html: html }}
           onClick={(e) => {
             const t = e.target as HTMLElement;
