@@ -14,6 +14,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+mod reviews;
+
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use indicatif::{ProgressBar, ProgressStyle};
 use serde_json::json;
@@ -76,6 +78,9 @@ pub enum Command {
     /// Conversations.
     #[command(subcommand)]
     Threads(ThreadsCmd),
+    /// Expert review requests: the inbox, answering, export and import.
+    #[command(subcommand)]
+    Reviews(reviews::ReviewsCmd),
     /// Interactive chat on the terminal (same engine as `ask`).
     Chat {
         /// Continue this thread.
@@ -156,6 +161,15 @@ pub enum ProfilesCmd {
     },
     /// List profiles.
     List,
+    /// Mark a profile as a reviewer (it answers the questions other profiles escalate to an
+    /// expert) or not.
+    Reviewer {
+        /// Name or id.
+        name: String,
+        /// `on` or `off`.
+        #[arg(value_parser = ["on", "off"])]
+        state: String,
+    },
     /// Make a profile the one used when none is named, here and in the desktop app.
     Use {
         /// Name or id.
@@ -624,6 +638,7 @@ async fn run_with_library(lib: &Library, cli: &Cli) -> Result<i32, Error> {
             print_turn(&turn, json)
         }
         Command::Threads(cmd) => run_threads(lib, &profile_of(lib, cli).await?, cmd, json).await,
+        Command::Reviews(cmd) => reviews::run(lib, &profile_of(lib, cli).await?, cmd, json).await,
         Command::Chat { thread } => {
             run_chat(lib, &profile_of(lib, cli).await?, thread.clone()).await
         }
@@ -707,6 +722,21 @@ async fn run_profiles(lib: &Library, cli: &Cli, cmd: &ProfilesCmd) -> Result<(),
                 );
             }
             Ok(())
+        }
+        ProfilesCmd::Reviewer { name, state } => {
+            let p = lib.profile(name).await?;
+            lib.store().set_reviewer(&p.id, state == "on").await?;
+            let p = lib.profile(&p.id).await?;
+            if json {
+                print_json(&p)
+            } else {
+                println!(
+                    "profile {} {} a reviewer",
+                    p.name,
+                    if p.reviewer { "is" } else { "is not" }
+                );
+                Ok(())
+            }
         }
         ProfilesCmd::Use { name } => {
             let p = lib.profile(name).await?;

@@ -260,7 +260,7 @@ pub async fn hits_line(
 fn line(id: &str, turn: &TurnResult, names: &HashMap<&str, &str>) -> Value {
     let status = match turn.answer.status {
         Status::Answered => "answered",
-        Status::Refused => "refused",
+        Status::Refused | Status::WaitingForExpert => "refused",
         Status::NeedsClarification => "needs_clarification",
         Status::NotAvailable => "error",
     };

@@ -175,10 +175,13 @@ impl Error {
                 S::ProfileNotFound(_)
                 | S::DocumentNotFound(_)
                 | S::SetNotFound(_)
-                | S::ConversationNotFound(_),
+                | S::ConversationNotFound(_)
+                | S::ReviewNotFound(_),
             ) => ErrorKind::NotFound,
             Error::Store(S::ProfileExists(_) | S::SetExists(_)) => ErrorKind::Duplicate,
-            Error::Store(S::InvalidName { .. } | S::InvalidColour(_)) => ErrorKind::InvalidInput,
+            Error::Store(S::InvalidName { .. } | S::InvalidColour(_) | S::ReviewClosed { .. }) => {
+                ErrorKind::InvalidInput
+            }
             Error::Store(S::Io { .. }) => ErrorKind::Io,
             Error::IngestInProgress { .. } | Error::LibraryBusy(_) => ErrorKind::Busy,
             Error::Store(_) => ErrorKind::Internal,

@@ -16,8 +16,11 @@ use sqlx::{FromRow, SqlitePool};
 
 mod cache;
 mod history;
+mod review;
+
 pub use cache::{CacheEntry, NewCacheEntry};
 pub use history::{CheckpointRow, Conversation, MessageRow, NewCheckpoint, NewMessage};
+pub use review::{NewReview, Review, ReviewStatus};
 
 /// Errors of the SQLite store.
 #[derive(Debug, thiserror::Error)]
@@ -67,6 +70,17 @@ pub enum StoreError {
     /// A colour is not one of the preset palette.
     #[error("colour {0:?} is not in the palette ({palette})", palette = PALETTE.join(", "))]
     InvalidColour(String),
+    /// An expert review request that does not exist.
+    #[error("review request {0:?} not found")]
+    ReviewNotFound(String),
+    /// An expert review request that was already answered or withdrawn.
+    #[error("review request {id:?} is {status} already")]
+    ReviewClosed {
+        /// The request.
+        id: String,
+        /// "answered" or "withdrawn".
+        status: &'static str,
+    },
     /// A value stored in the database is not one this version understands.
     #[error("corrupt value in the database: {0}")]
     Corrupt(String),
@@ -167,6 +181,8 @@ pub struct Profile {
     /// Person names to redact besides the patterns (emails, phones, IBANs, cards, ids).
     #[sqlx(try_from = "String")]
     pub redact_names: NameList,
+    /// Answers the questions other profiles on this machine escalate to an expert.
+    pub reviewer: bool,
 }
 
 /// What a profile tells the model about its user (spec 002's user context).
@@ -536,7 +552,7 @@ impl Store {
     /// but a database from an older version may hold one).
     pub async fn profile(&self, id_or_name: &str) -> Result<Profile, StoreError> {
         sqlx::query_as::<_, Profile>(
-            "SELECT id, name, organisation, industry, location, created_at, redact_pii, redact_names FROM profiles \
+            "SELECT id, name, organisation, industry, location, created_at, redact_pii, redact_names, reviewer FROM profiles \
              WHERE id = ?1 OR name = ?2 ORDER BY id = ?1 DESC LIMIT 1",
         )
         .bind(id_or_name)
@@ -549,7 +565,7 @@ impl Store {
     /// All profiles by name.
     pub async fn profiles(&self) -> Result<Vec<Profile>, StoreError> {
         Ok(sqlx::query_as::<_, Profile>(
-            "SELECT id, name, organisation, industry, location, created_at, redact_pii, redact_names FROM profiles ORDER BY name",
+            "SELECT id, name, organisation, industry, location, created_at, redact_pii, redact_names, reviewer FROM profiles ORDER BY name",
         )
         .fetch_all(&self.pool)
         .await?)

@@ -16,6 +16,7 @@ mod lifecycle;
 mod local_model;
 mod ocr;
 mod openai;
+mod review;
 mod search;
 mod secrets;
 mod web;

@@ -188,7 +188,8 @@ impl Agent<'_> {
         if !self.cacheable(state)
             || state.cached_from.is_some()
             || turn.answer.status != Status::Answered
-            || turn.answer.citations.is_empty()
+            // An expert's answer is kept even without citations (it is marked as theirs).
+            || turn.answer.citations.is_empty() && state.review_id.is_none()
         {
             return Ok(());
         }

@@ -104,18 +104,41 @@ impl Agent<'_> {
             .rev()
             .find(|(_, s)| *s as u64 <= doc_char)
             .map_or(e.page, |(p, _)| *p);
-        let Some(page_text) = store.page_text(&profile.id, &e.document_id, page).await? else {
+        self.cite_on_page(
+            profile,
+            &e.document_id,
+            page,
+            &e.chunk_id,
+            text::clip(sentence, 300),
+        )
+        .await
+    }
+
+    /// A citation of `quote` on page `page` of a document of `profile`, if the page holds it
+    /// (the tolerant matcher of `text::find_quote`; the quote as the page has it). A document
+    /// the profile does not have is an error.
+    pub(in crate::agent) async fn cite_on_page(
+        &self,
+        profile: &Profile,
+        document_id: &str,
+        page: u32,
+        chunk_id: &str,
+        quote: &str,
+    ) -> Result<Option<Citation>, Error> {
+        let store = self.lib.store();
+        let d = store.document(&profile.id, document_id).await?;
+        let Some(page_text) = store.page_text(&profile.id, document_id, page).await? else {
             return Ok(None);
         };
-        let quote = text::clip(sentence, 300).to_owned();
-        let quote = if page_text.contains(&quote) {
-            quote
-        } else if let Some((s, t)) = text::find_quote(&page_text, &quote) {
+        let quote = if quote.trim().is_empty() {
+            return Ok(None);
+        } else if page_text.contains(quote) {
+            quote.to_owned()
+        } else if let Some((s, t)) = text::find_quote(&page_text, quote) {
             page_text[s..t].to_owned()
         } else {
             return Ok(None);
         };
-        let d = store.document(&profile.id, &e.document_id).await?;
         let ocr_confidence = store
             .ocr_confidence(&profile.id, &d.id, page)
             .await?
@@ -127,7 +150,7 @@ impl Agent<'_> {
             version: d.version,
             file_name: d.file_name,
             page,
-            chunk_id: e.chunk_id.clone(),
+            chunk_id: chunk_id.to_owned(),
             quote,
             url: None,
             ocr_confidence,

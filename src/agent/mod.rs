@@ -8,6 +8,7 @@
 //! - `synthesis`: a model's grounded write-up of verified quotes (generative Summarize, Compare);
 //! - [`rules`]: the pure heuristics, with one copy of each word list;
 //! - [`resolve`]: which action and which documents a message means;
+//! - [`review`]: expert review: escalating a weak answer, answering it, the request file;
 //! - [`thread`]: stored conversations as the user reviews and exports them;
 //! - `cache`: the semantic answer cache.
 //!
@@ -19,6 +20,7 @@ pub mod evidence;
 mod graph;
 mod model;
 pub mod resolve;
+pub mod review;
 mod route;
 pub mod rules;
 mod synthesis;

@@ -461,6 +461,7 @@ mod tests {
             created_at: String::new(),
             redact_pii: false,
             redact_names: crate::store::NameList::default(),
+            reviewer: false,
         };
         assert_eq!(
             user_context(&profile),

@@ -235,6 +235,8 @@ pub enum Status {
     NeedsClarification,
     /// The action is not available in this version.
     NotAvailable,
+    /// Escalated: waiting for an expert's answer (issue 18 §3).
+    WaitingForExpert,
 }
 
 /// A choice offered to the user.
@@ -267,6 +269,8 @@ pub enum InterruptKind {
     SpecifyDocuments,
     /// Evidence is weak.
     LowConfidence,
+    /// The question went to an expert; the run resumes with the answer.
+    WaitingForExpert,
 }
 
 /// Who wrote a message.
@@ -679,4 +683,10 @@ pub struct RunState {
     /// asked or no usable reply).
     #[serde(default)]
     pub routed_documents: Option<Vec<String>>,
+    /// The answer the evidence check refused, kept as the draft an expert sees.
+    #[serde(default)]
+    pub draft: Option<String>,
+    /// The expert review this run waits for or was answered by.
+    #[serde(default)]
+    pub review_id: Option<String>,
 }

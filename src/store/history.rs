@@ -327,6 +327,22 @@ impl Store {
         .fetch_optional(&self.pool)
         .await?)
     }
+
+    /// The last checkpoint of one run (a later run of the same thread may have followed it).
+    pub async fn latest_checkpoint_of_run(
+        &self,
+        profile_id: &str,
+        run_id: &str,
+    ) -> Result<Option<CheckpointRow>, StoreError> {
+        Ok(sqlx::query_as::<_, CheckpointRow>(
+            "SELECT id, run_id, node, format_version, state FROM checkpoints \
+             WHERE profile_id = ? AND run_id = ? ORDER BY id DESC LIMIT 1",
+        )
+        .bind(profile_id)
+        .bind(run_id)
+        .fetch_optional(&self.pool)
+        .await?)
+    }
 }
 
 /// Creates a conversation with this id unless it exists.

@@ -43,6 +43,8 @@ pub enum Node {
     Format,
     /// Store the assistant message.
     Persist,
+    /// Wait for the expert a weak answer was escalated to (issue 18 §3).
+    AwaitExpert,
 }
 
 impl Node {
@@ -56,6 +58,7 @@ impl Node {
             Self::CheckConfidence => "check_confidence",
             Self::Format => "format",
             Self::Persist => "persist",
+            Self::AwaitExpert => "await_expert",
         }
     }
 
@@ -69,6 +72,7 @@ impl Node {
             Self::CheckConfidence,
             Self::Format,
             Self::Persist,
+            Self::AwaitExpert,
         ]
         .into_iter()
         .find(|n| n.as_str() == s)
@@ -84,6 +88,7 @@ impl Node {
             Self::CheckConfidence => "Checking the evidence",
             Self::Format => "Preparing the answer",
             Self::Persist => "Saving",
+            Self::AwaitExpert => "Asking an expert",
         }
     }
 }
@@ -103,10 +108,10 @@ pub(in crate::agent) enum Transition {
 static ACTIVE: LazyLock<Mutex<HashSet<String>>> = LazyLock::new(|| Mutex::new(HashSet::new()));
 
 /// Marks a thread as running until dropped (one active run per thread).
-struct ActiveGuard(String);
+pub(in crate::agent) struct ActiveGuard(String);
 
 impl ActiveGuard {
-    fn take(thread: &str) -> Result<Self, Error> {
+    pub(in crate::agent) fn take(thread: &str) -> Result<Self, Error> {
         let mut set = ACTIVE.lock().unwrap_or_else(|e| e.into_inner());
         if !set.insert(thread.to_owned()) {
             return Err(Error::Busy(thread.to_owned()));
@@ -205,6 +210,8 @@ impl Agent<'_> {
             cached_from: None,
             rewrite_usage: None,
             routed_documents: None,
+            draft: None,
+            review_id: None,
         };
         // The thread, the question and the run's first checkpoint are written together: a
         // crash leaves a run to resume or nothing, never a question without a run.
@@ -278,6 +285,18 @@ impl Agent<'_> {
                 "this thread has no run to resume".into(),
             ));
         };
+        self.continue_from(profile, cp, choice, emit).await
+    }
+
+    /// Continues a run from its checkpoint `cp` (with the user's `choice` when it waits for
+    /// one). The caller holds the thread's [`ActiveGuard`].
+    pub(in crate::agent) async fn continue_from(
+        &self,
+        profile: &Profile,
+        cp: crate::store::CheckpointRow,
+        choice: Option<&str>,
+        emit: Emit<'_>,
+    ) -> Result<TurnResult, Error> {
         if cp.format_version != CHECKPOINT_FORMAT {
             return Err(Error::InvalidInput(format!(
                 "the thread's last run was saved in checkpoint format {} and cannot be resumed by this version",
@@ -310,7 +329,10 @@ impl Agent<'_> {
                         "the run is waiting for a choice: {ids}"
                     )));
                 };
-                if !pending.options.iter().any(|o| o.id == choice) {
+                // An expert's answer arrives as the choice "answered" (see `agent::review`).
+                let delivered = pending.kind == InterruptKind::WaitingForExpert
+                    && choice == crate::agent::review::DELIVER;
+                if !delivered && !pending.options.iter().any(|o| o.id == choice) {
                     return Err(Error::InvalidInput(format!(
                         "{choice:?} is not one of the options: {ids}"
                     )));
@@ -353,6 +375,16 @@ impl Agent<'_> {
                 docs.reasoning = format!("{} (confirmed by the user)", docs.reasoning);
                 state.documents = Some(docs);
                 Ok(Node::Validate)
+            }
+            InterruptKind::LowConfidence if choice == crate::agent::review::ASK_EXPERT => {
+                self.request_review(profile, state).await?;
+                Ok(Node::AwaitExpert)
+            }
+            InterruptKind::WaitingForExpert => {
+                if choice == crate::agent::review::WITHDRAW {
+                    self.withdraw(state).await?;
+                }
+                Ok(Node::AwaitExpert)
             }
             InterruptKind::LowConfidence => {
                 if choice == "web" {
@@ -419,6 +451,7 @@ impl Agent<'_> {
                 Node::Act => self.act(profile, &mut state, emit).await?,
                 Node::CheckConfidence => self.check_confidence(&mut state),
                 Node::Format => self.format(&mut state),
+                Node::AwaitExpert => self.await_expert(&mut state).await?,
                 Node::Persist => {
                     let turn = self
                         .persist(profile, &state, DONE, parent.as_deref())
@@ -454,10 +487,12 @@ impl Agent<'_> {
                 Transition::Interrupt(interrupt, _resume_at) => {
                     state.pending = Some(interrupt.clone());
                     let answer = Answer {
-                        status: if interrupt.kind == InterruptKind::LowConfidence {
-                            Status::Refused
-                        } else {
-                            Status::NeedsClarification
+                        status: match interrupt.kind {
+                            InterruptKind::LowConfidence => Status::Refused,
+                            InterruptKind::WaitingForExpert => Status::WaitingForExpert,
+                            InterruptKind::ConfirmDocuments | InterruptKind::SpecifyDocuments => {
+                                Status::NeedsClarification
+                            }
                         },
                         text: interrupt.prompt.clone(),
                         citations: Vec::new(),

@@ -431,6 +431,12 @@ impl Agent<'_> {
                 id: "continue".into(),
                 label: "Continue anyway".into(),
             });
+            options.push(ChoiceOption {
+                id: crate::agent::review::ASK_EXPERT.into(),
+                label: "👤 Ask an expert".into(),
+            });
+            // What was drafted is what an expert would start from.
+            state.draft = Some(answer.text.clone());
             state.answer = Some(Answer {
                 confidence: Some(confidence),
                 usage: answer.usage.clone(),
