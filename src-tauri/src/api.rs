@@ -10,6 +10,7 @@ use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
+use policypal::agent::review::{ExpertReply, ReviewFile, ReviewSummary};
 use policypal::agent::types::{Action, AskRequest, Event, TurnResult};
 use policypal::agent::{Agent, ThreadView};
 use policypal::config::{DataDir, EmbedderSettings, Settings};
@@ -566,6 +567,57 @@ impl Desk {
             .store()
             .archive_conversation(&p.id, id, archived)
             .await?)
+    }
+
+    /// The active profile's review inbox (every profile's requests for a reviewer).
+    pub async fn reviews(&self, all: bool) -> IpcResult<Vec<ReviewSummary>> {
+        let (lib, p) = (self.library().await?, self.profile().await?);
+        Ok(Agent::new(&lib).reviews(&p, all).await?)
+    }
+
+    /// The active (reviewer) profile answers a request; the asking profile's turn.
+    pub async fn answer_review(&self, id: &str, reply: &ExpertReply) -> IpcResult<TurnResult> {
+        let (lib, p) = (self.library().await?, self.profile().await?);
+        Ok(Agent::new(&lib)
+            .answer_review(&p, id, reply, &|_: &Event| {})
+            .await?)
+    }
+
+    /// A request as the JSON file a colleague fills in.
+    pub async fn review_file(&self, id: &str) -> IpcResult<String> {
+        let (lib, p) = (self.library().await?, self.profile().await?);
+        let file = Agent::new(&lib).review_file(&p, id).await?;
+        serde_json::to_string_pretty(&file)
+            .map_err(|e| IpcError::from(policypal::Error::Internal(e.to_string())))
+    }
+
+    /// Imports a colleague's filled-in review file.
+    pub async fn import_review(&self, bytes: &[u8]) -> IpcResult<TurnResult> {
+        let lib = self.library().await?;
+        let file = ReviewFile::parse(bytes)?;
+        Ok(Agent::new(&lib)
+            .import_review(&file, &|_: &Event| {})
+            .await?)
+    }
+
+    /// The active profile withdraws one of its requests.
+    pub async fn withdraw_review(&self, id: &str) -> IpcResult<TurnResult> {
+        let (lib, p) = (self.library().await?, self.profile().await?);
+        Ok(Agent::new(&lib)
+            .withdraw_review(&p, id, &|_: &Event| {})
+            .await?)
+    }
+
+    /// Marks the active profile as a reviewer (or not).
+    pub async fn set_reviewer(&self, on: bool) -> IpcResult<Profile> {
+        let (lib, p) = (self.library().await?, self.profile().await?);
+        lib.store()
+            .set_reviewer(&p.id, on)
+            .await
+            .map_err(policypal::Error::from)?;
+        let p = lib.profile(&p.id).await?;
+        *self.profile.write().await = Some(p.clone());
+        Ok(p)
     }
 
     /// A conversation (or one answer) as Markdown, JSON or a PDF report.

@@ -5,6 +5,7 @@
 //! logic; anything worth testing lives in `api`.
 
 use policypal::agent::ThreadView;
+use policypal::agent::review::{ExpertReply, ReviewSummary};
 use policypal::agent::types::{Event, TurnResult};
 use policypal::onboarding::SampleDocument;
 use policypal::store::{Conversation, DocSet, Document, Profile, UserContext};
@@ -381,6 +382,89 @@ pub async fn thread_export(
         })
     })?;
     Ok(Some(path.display().to_string()))
+}
+
+/// The review inbox of the active profile.
+#[tauri::command]
+pub async fn reviews_list(desk: State<'_, Desk>, all: bool) -> IpcResult<Vec<ReviewSummary>> {
+    desk.reviews(all).await
+}
+
+/// The active (reviewer) profile answers a request.
+#[tauri::command]
+pub async fn review_answer(
+    desk: State<'_, Desk>,
+    id: String,
+    reply: ExpertReply,
+) -> IpcResult<TurnResult> {
+    desk.answer_review(&id, &reply).await
+}
+
+/// Saves a request as a file for a colleague; the path, or `None` when the dialog was closed.
+#[tauri::command]
+pub async fn review_export(
+    app: AppHandle,
+    desk: State<'_, Desk>,
+    id: String,
+) -> IpcResult<Option<String>> {
+    let body = desk.review_file(&id).await?;
+    let name = format!("review-{}.json", id.get(..8).unwrap_or(&id));
+    let path = tauri::async_runtime::spawn_blocking(move || {
+        app.dialog()
+            .file()
+            .set_title("Export the review request")
+            .set_file_name(name)
+            .add_filter("Review request", &["json"])
+            .blocking_save_file()
+    })
+    .await
+    .ok()
+    .flatten()
+    .and_then(|f| f.into_path().ok());
+    let Some(path) = path else { return Ok(None) };
+    std::fs::write(&path, body).map_err(|source| {
+        IpcError::from(policypal::Error::File {
+            path: path.clone(),
+            source,
+        })
+    })?;
+    Ok(Some(path.display().to_string()))
+}
+
+/// Imports a colleague's filled-in review file chosen in a dialog; `None` when closed.
+#[tauri::command]
+pub async fn review_import(app: AppHandle, desk: State<'_, Desk>) -> IpcResult<Option<TurnResult>> {
+    let path = tauri::async_runtime::spawn_blocking(move || {
+        app.dialog()
+            .file()
+            .set_title("Import an expert's reply")
+            .add_filter("Review file", &["json"])
+            .blocking_pick_file()
+    })
+    .await
+    .ok()
+    .flatten()
+    .and_then(|f| f.into_path().ok());
+    let Some(path) = path else { return Ok(None) };
+    let bytes = std::fs::read(&path).map_err(|source| {
+        IpcError::from(policypal::Error::File {
+            path: path.clone(),
+            source,
+        })
+    })?;
+    Ok(Some(desk.import_review(&bytes).await?))
+}
+
+/// The active profile withdraws one of its requests.
+#[tauri::command]
+pub async fn review_withdraw(desk: State<'_, Desk>, id: String) -> IpcResult<TurnResult> {
+    desk.withdraw_review(&id).await
+}
+
+/// Marks the active profile as a reviewer (or not).
+#[tauri::command]
+pub async fn profile_reviewer(desk: State<'_, Desk>, on: bool) -> IpcResult<Profile> {
+    desk.set_reviewer(on).await
 }
 
 /// The settings the UI edits.

@@ -97,6 +97,14 @@ pub struct ReviewFile {
     pub reply: ExpertReply,
 }
 
+impl ReviewFile {
+    /// Reads a review file (a colleague's filled-in reply); anything else is a typed error.
+    pub fn parse(bytes: &[u8]) -> Result<Self, Error> {
+        serde_json::from_slice(bytes)
+            .map_err(|e| Error::InvalidInput(format!("not a PolicyPal review file: {e}")))
+    }
+}
+
 /// A request in an inbox.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ReviewSummary {

@@ -110,12 +110,7 @@ pub(super) async fn run(
                 path: file.clone(),
                 source,
             })?;
-            let parsed: ReviewFile = serde_json::from_slice(&bytes).map_err(|e| {
-                Error::InvalidInput(format!(
-                    "{} is not a PolicyPal review file: {e}",
-                    file.display()
-                ))
-            })?;
+            let parsed = ReviewFile::parse(&bytes)?;
             let turn = agent.import_review(&parsed, &quiet).await?;
             print_turn(&turn, json)
         }

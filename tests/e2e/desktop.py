@@ -9,7 +9,8 @@ grouped by set, take a dropped PDF through the upload dialog into the library as
 turn "@2024" into a document pill, answer a question typed into the editor with an inline citation marker, open
 the sources panel at that quote, render markup quoted from a PDF as text (no element, no
 script), list the conversation in the Chats tab, and show an answer a crash interrupted with a
-Resume button that finishes it, cite a scanned (OCR'd) page and mark the quote on the scan. A
+Resume button that finishes it, cite a scanned (OCR'd) page and mark the quote on the scan,
+escalate a weak answer to an expert and show the answer a reviewer gave in the Reviews tab. A
 second start on an empty library must show the first-run onboarding, load the sample policy and
 answer its suggested question with a citation. Screenshots land in OUT_DIR.
 Only the standard library is used.
@@ -59,6 +60,8 @@ def main():
     subprocess.run(["gs", "-q", "-dNOPAUSE", "-dBATCH", "-dSAFER", "-sDEVICE=pdfimage8", "-r300",
                     f"-sOutputFile={scan}", os.path.join(FIXTURES, "retention-policy.pdf")], check=True)
     cli(data, "ingest", scan, "--title", "Retention Policy (scan)", "--type", "policy")
+    # This profile answers the questions escalated to an expert (the Reviews tab).
+    cli(data, "profiles", "reviewer", "default", "on")
 
     with launch(APP, data, OUT, "webdriver.log") as (sid, s):
         checks(data, sid, s)
@@ -273,6 +276,32 @@ def checks(data, sid, s):
     resumed = s.wait("const a = document.querySelector('.answer'); return a && a.querySelector('button.cite') && document.querySelector('[data-testid=interrupted]') === null && a.innerText", "the resumed answer", timeout=120)
     assert "buffer" in resumed, resumed
     s.shot("resumed")
+    # Expert review: a question the library cannot support is escalated ("Ask an expert");
+    # this profile, marked as reviewer through the CLI, answers it from the Reviews tab citing
+    # a passage of the candidate evidence; the conversation then shows the expert's answer.
+    s.click('button[title="New chat"]')
+    s.wait("return document.querySelectorAll('.answer').length === 0", "a new chat for the expert question")
+    s.click(".tiptap")
+    s.type(".tiptap", "Which cloud providers are approved for storing customer data?")
+    s.type(".tiptap", "\ue007")
+    s.wait("const b = [...document.querySelectorAll('.answer ~ * button, main button')].find(b => b.innerText.includes('Ask an expert'));"
+           " if (b && !b.disabled) { b.click(); return true; } return false", "the Ask an expert option", timeout=120)
+    s.wait("const a = [...document.querySelectorAll('.answer')].pop(); return a && a.innerText.includes('Waiting for an expert')",
+           "the waiting message", timeout=60)
+    s.shot("expert-waiting")
+    s.js("[...document.querySelectorAll('[role=tab]')].find(t => t.textContent.trim() === 'reviews').dispatchEvent(new MouseEvent('mousedown', {bubbles: true}))")
+    s.wait("const b = document.querySelector('[data-testid=reviews] button[data-review]'); if (b) b.click(); return !!b", "the request in the inbox")
+    s.wait("const d = document.querySelector('[role=dialog]'); return d && d.textContent.includes('Candidate evidence') && d.querySelector('#expert-answer')",
+           "the review dialog")
+    s.js("[...document.querySelectorAll('[role=dialog] button')].find(b => b.innerText.trim() === 'Cite').click()")
+    s.type("#expert-answer", "No provider is approved by these guidelines; the passage cited is the closest rule.")
+    s.shot("expert-review")
+    s.js("[...document.querySelectorAll('[role=dialog] button')].find(b => b.innerText.trim() === 'Send answer').click()")
+    expert = s.wait("const a = [...document.querySelectorAll('.answer')].pop(); return a && a.innerText.includes('Expert answer') && a.innerText",
+                    "the expert's answer in the conversation", timeout=60)
+    assert "No provider is approved" in expert, expert
+    s.shot("expert-answer")
+
     # Settings: the profile, the answering mode, the keychain, the data directory.
     s.click('button[aria-label="Settings"]')
     dialog = s.wait("const d = document.querySelector('[role=dialog]'); return d && d.innerText.includes('Save answering mode') && d.innerText", "the settings dialog")

@@ -3,7 +3,7 @@ import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { useCallback, useEffect, useState } from "react";
 import { ChatView } from "./components/ChatView";
 import { SettingsDialog } from "./components/SettingsDialog";
-import { Sidebar } from "./components/Sidebar";
+import { Sidebar, type SidebarTab } from "./components/Sidebar";
 import { SourcesPanel, type SourcesState } from "./components/SourcesPanel";
 import { UploadDialog } from "./components/UploadDialog";
 import { Welcome } from "./components/Welcome";
@@ -14,7 +14,7 @@ export default function App() {
   const info = useQuery({ queryKey: ["info"], queryFn: api.appInfo, enabled: isTauri() });
   const qc = useQueryClient();
   const toast = useToast();
-  const [tab, setTab] = useState<"chats" | "documents">("chats");
+  const [tab, setTab] = useState<SidebarTab>("chats");
   const [threadId, setThreadId] = useState<string | null>(null);
   const [sources, setSources] = useState<SourcesState>({ citations: [], focus: null });
   const [sourcesOpen, setSourcesOpen] = useState(true);
@@ -99,6 +99,7 @@ export default function App() {
         threadId={threadId}
         onOpenThread={(id) => {
           setThreadId(id);
+          setTab("chats");
           setSources({ citations: [], focus: null });
         }}
         onNewChat={() => {

@@ -44,6 +44,7 @@ export const Profile = z.object({
   created_at: z.string(),
   redact_pii: z.boolean().default(false),
   redact_names: z.array(z.string()).default([]),
+  reviewer: z.boolean().default(false),
 });
 export type Profile = z.infer<typeof Profile>;
 
@@ -127,7 +128,7 @@ export const Usage = z.object({
 });
 export type Usage = z.infer<typeof Usage>;
 
-export const Status = z.enum(["answered", "refused", "needs_clarification", "not_available"]);
+export const Status = z.enum(["answered", "refused", "needs_clarification", "not_available", "waiting_for_expert"]);
 export type Status = z.infer<typeof Status>;
 export const Action = z.enum(["inquire", "summarize", "compare", "audit"]);
 export type Action = z.infer<typeof Action>;
@@ -241,6 +242,23 @@ export const AppInfo = z.object({
 });
 export type AppInfo = z.infer<typeof AppInfo>;
 
+export const ReviewEvidence = z.object({ document_id: z.string(), document: z.string(), page: z.number(), text: z.string() });
+export type ReviewEvidence = z.infer<typeof ReviewEvidence>;
+export const ReviewSummary = z.object({
+  id: z.string(),
+  asked_by: z.string(),
+  question: z.string(),
+  draft: z.string(),
+  evidence: z.array(ReviewEvidence),
+  status: z.enum(["pending", "answered", "withdrawn"]),
+  asked_at: z.string(),
+  age_secs: z.number(),
+  reviewer: z.string().nullish(),
+  thread_id: z.string(),
+});
+export type ReviewSummary = z.infer<typeof ReviewSummary>;
+export type ExpertCitation = { document_id: string; page: number; quote: string };
+
 export const AnswerMode = z.enum(["extractive", "openai", "local", "file"]);
 export const UiSettings = z.object({
   mode: AnswerMode,
@@ -335,6 +353,14 @@ export const api = {
   resume: (runKey: string, threadId: string, choice: string | null, onEvent: (e: AgentEvent) => void) =>
     call(TurnResult, "resume", { runKey, threadId, choice, events: channel(onEvent) }),
   cancelRun: (runKey: string) => call(z.boolean(), "run_cancel", { runKey }),
+
+  reviews: (all: boolean) => call(z.array(ReviewSummary), "reviews_list", { all }),
+  answerReview: (id: string, answer: string, citations: ExpertCitation[]) =>
+    call(TurnResult, "review_answer", { id, reply: { reviewer: "", answer, citations } }),
+  exportReview: (id: string) => call(z.string().nullable(), "review_export", { id }),
+  importReview: () => call(TurnResult.nullable(), "review_import"),
+  withdrawReview: (id: string) => call(TurnResult, "review_withdraw", { id }),
+  setReviewer: (on: boolean) => call(Profile, "profile_reviewer", { on }),
 
   threads: (archived: boolean, query?: string) => call(z.array(Conversation), "threads_list", { archived, query }),
   thread: (id: string) => call(ThreadView, "thread_get", { id }),

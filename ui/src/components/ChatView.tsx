@@ -122,9 +122,11 @@ export function ChatView(props: {
     if (o.id === "tag_documents" || o.id === "rephrase") setFocusSignal((n) => n + 1);
     if (o.id === "rephrase") return;
     const last = messages[messages.length - 1];
-    if (last?.status !== "needs_clarification" && o.id !== "web" && o.id !== "continue") {
+    const resumes =
+      last?.status === "needs_clarification" || last?.status === "waiting_for_expert" || ["web", "continue", "expert"].includes(o.id);
+    if (!resumes) {
       // A refusal's options are about the next message, not this run (except the low-confidence
-      // prompt's "search the web" and "continue anyway", which resume it).
+      // prompt's "search the web", "continue anyway" and "ask an expert", which resume it).
       return;
     }
     const runKey = uid();

@@ -110,7 +110,9 @@ export function AssistantMessage(props: {
       ? "border-amber-200 bg-amber-50/60"
       : m.status === "not_available"
         ? "border-slate-200 bg-slate-50"
-        : "border-slate-200 bg-white";
+        : m.status === "waiting_for_expert"
+          ? "border-blue-200 bg-blue-50/60"
+          : "border-slate-200 bg-white";
   return (
     <div className="flex">
       <div className={`relative max-w-[85%] rounded-2xl rounded-bl-sm border px-4 py-3 text-sm ${tone}`}>

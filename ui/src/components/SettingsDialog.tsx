@@ -30,6 +30,7 @@ export function SettingsDialog(props: { open: boolean; onOpenChange: (o: boolean
               <OcrSection />
               <KeySection name={WEB_KEY} title="API key for web search (Tavily)" placeholder="tvly-…" />
               <PrivacySection info={props.info} />
+              <ReviewerSection info={props.info} />
               <section>
                 <h3 className="mb-2 font-semibold text-slate-700">Storage</h3>
                 <dl className="grid grid-cols-[140px_1fr] gap-y-1 text-slate-600">
@@ -323,6 +324,31 @@ function PrivacySection({ info }: { info: AppInfo }) {
       <button className="mt-2 rounded-md bg-slate-800 px-3 py-1 text-white" onClick={() => save.mutate()}>
         Save privacy settings
       </button>
+    </section>
+  );
+}
+
+function ReviewerSection({ info }: { info: AppInfo }) {
+  const qc = useQueryClient();
+  const toast = useToast();
+  const set = useMutation({
+    mutationFn: (on: boolean) => api.setReviewer(on),
+    onSuccess: () => {
+      void qc.invalidateQueries({ queryKey: ["info"] });
+      void qc.invalidateQueries({ queryKey: ["reviews"] });
+    },
+    onError: toast.error,
+  });
+  return (
+    <section>
+      <h3 className="mb-2 font-semibold text-slate-700">Expert review</h3>
+      <label className="flex items-center gap-2">
+        <input type="checkbox" id="reviewer" checked={info.profile.reviewer} onChange={(e) => set.mutate(e.target.checked)} />
+        <span>
+          {info.profile.name} is a reviewer: it sees the questions every profile on this computer sends with “Ask an expert” in its Reviews tab,
+          and answers them there.
+        </span>
+      </label>
     </section>
   );
 }

@@ -2,6 +2,9 @@ import * as Tabs from "@radix-ui/react-tabs";
 import type { AppInfo } from "../ipc";
 import { ChatsTab } from "./ChatsTab";
 import { DocumentsTab } from "./DocumentsTab";
+import { ReviewsTab } from "./ReviewsTab";
+
+export type SidebarTab = "chats" | "documents" | "reviews";
 
 export function initials(name: string): string {
   const parts = name.trim().split(/[\s._-]+/).filter(Boolean);
@@ -10,8 +13,8 @@ export function initials(name: string): string {
 
 export function Sidebar(props: {
   info: AppInfo;
-  tab: "chats" | "documents";
-  onTab: (t: "chats" | "documents") => void;
+  tab: SidebarTab;
+  onTab: (t: SidebarTab) => void;
   threadId: string | null;
   onOpenThread: (id: string) => void;
   onNewChat: () => void;
@@ -25,15 +28,15 @@ export function Sidebar(props: {
         <span className="text-lg font-semibold tracking-tight text-slate-800">PolicyPal</span>
         <button
           className="ml-auto rounded-md bg-blue-600 px-2.5 py-1 text-sm font-medium text-white hover:bg-blue-700"
-          onClick={tab === "chats" ? props.onNewChat : props.onAddFiles}
-          title={tab === "chats" ? "New chat" : "Add PDFs"}
+          onClick={tab === "documents" ? props.onAddFiles : props.onNewChat}
+          title={tab === "documents" ? "Add PDFs" : "New chat"}
         >
-          + {tab === "chats" ? "New chat" : "Add PDFs"}
+          + {tab === "documents" ? "Add PDFs" : "New chat"}
         </button>
       </div>
-      <Tabs.Root value={tab} onValueChange={(v) => props.onTab(v as "chats" | "documents")} className="flex min-h-0 flex-1 flex-col">
+      <Tabs.Root value={tab} onValueChange={(v) => props.onTab(v as SidebarTab)} className="flex min-h-0 flex-1 flex-col">
         <Tabs.List className="mx-4 flex rounded-lg bg-slate-200 p-0.5 text-sm" aria-label="Sidebar">
-          {(["chats", "documents"] as const).map((t) => (
+          {(["chats", "documents", "reviews"] as const).map((t) => (
             <Tabs.Trigger
               key={t}
               value={t}
@@ -48,6 +51,9 @@ export function Sidebar(props: {
         </Tabs.Content>
         <Tabs.Content value="documents" className="min-h-0 flex-1 overflow-y-auto">
           <DocumentsTab onAddFiles={props.onAddFiles} />
+        </Tabs.Content>
+        <Tabs.Content value="reviews" className="min-h-0 flex-1 overflow-y-auto">
+          <ReviewsTab info={info} onOpenThread={props.onOpenThread} />
         </Tabs.Content>
       </Tabs.Root>
       <div className="flex items-center gap-3 border-t border-slate-200 px-4 py-3">
