@@ -937,3 +937,30 @@ async fn a_paraphrase_far_from_its_passage_is_answered_and_a_question_on_another
         turn.answer.confidence
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_question_no_document_is_about_is_refused_although_common_words_overlap() {
+    // Regression: "how many … days … each year" met "seven years", "once a year" and "first
+    // day" in a capital-adequacy guideline; half the question's terms were covered, so the
+    // answer was shown although nothing quoted was about holidays (quote cosine 0.22, passage
+    // cosine 0.06).
+    let t = TestLib::new().await;
+    let p = t.profile("alice").await;
+    ingest_fixture(&t.lib, &p, "capital-2024.pdf").await;
+    let agent = Agent::new(&t.lib);
+    let turn = ask_ok(
+        &agent,
+        &p,
+        ask("How many vacation days do employees get each year?"),
+    )
+    .await;
+    assert_eq!(turn.answer.status, Status::Refused, "{}", turn.answer.text);
+    // The guideline's own subject is still answered.
+    let turn = ask_ok(
+        &agent,
+        &p,
+        ask("How often must the board review the bank's funding profile?"),
+    )
+    .await;
+    assert_eq!(turn.answer.status, Status::Answered, "{}", turn.answer.text);
+}
