@@ -362,12 +362,31 @@ pub async fn thread_export(
         ExportFormat::Json => ("json", "JSON"),
         ExportFormat::Pdf => ("pdf", "PDF report"),
     };
+    save_as(
+        app,
+        format!("Export {what}"),
+        format!("{what}.{ext}"),
+        (name, ext),
+        body,
+    )
+    .await
+}
+
+/// Asks where to save `body` (a native save dialog) and writes it there; the path, or `None`
+/// when the dialog was closed.
+async fn save_as(
+    app: AppHandle,
+    title: String,
+    file_name: String,
+    filter: (&'static str, &'static str),
+    body: impl AsRef<[u8]>,
+) -> IpcResult<Option<String>> {
     let path = tauri::async_runtime::spawn_blocking(move || {
         app.dialog()
             .file()
-            .set_title(format!("Export {what}"))
-            .set_file_name(format!("{what}.{ext}"))
-            .add_filter(name, &[ext])
+            .set_title(title)
+            .set_file_name(file_name)
+            .add_filter(filter.0, &[filter.1])
             .blocking_save_file()
     })
     .await
@@ -409,26 +428,14 @@ pub async fn review_export(
 ) -> IpcResult<Option<String>> {
     let body = desk.review_file(&id).await?;
     let name = format!("review-{}.json", id.get(..8).unwrap_or(&id));
-    let path = tauri::async_runtime::spawn_blocking(move || {
-        app.dialog()
-            .file()
-            .set_title("Export the review request")
-            .set_file_name(name)
-            .add_filter("Review request", &["json"])
-            .blocking_save_file()
-    })
+    save_as(
+        app,
+        "Export the review request".into(),
+        name,
+        ("Review request", "json"),
+        body,
+    )
     .await
-    .ok()
-    .flatten()
-    .and_then(|f| f.into_path().ok());
-    let Some(path) = path else { return Ok(None) };
-    std::fs::write(&path, body).map_err(|source| {
-        IpcError::from(policypal::Error::File {
-            path: path.clone(),
-            source,
-        })
-    })?;
-    Ok(Some(path.display().to_string()))
 }
 
 /// Imports a colleague's filled-in review file chosen in a dialog; `None` when closed.

@@ -261,23 +261,13 @@ impl Agent<'_> {
                 state.answer = Some(Answer {
                     status: Status::Answered,
                     text,
-                    confidence: Some(Confidence {
-                        level: Level::High,
-                        score: 1.0,
-                        reason: if citations.is_empty() {
-                            format!("answered by an expert ({reviewer}), without citations")
-                        } else {
-                            format!(
-                                "answered by an expert ({reviewer}); each citation was verified on its page"
-                            )
-                        },
-                        retrieval: 1.0,
-                        coverage: 1.0,
-                        verification: 1.0,
-                        missing: Vec::new(),
-                        grounding: 1.0,
-                        closeness: None,
-                    }),
+                    confidence: Some(Confidence::certain(if citations.is_empty() {
+                        format!("answered by an expert ({reviewer}), without citations")
+                    } else {
+                        format!(
+                            "answered by an expert ({reviewer}); each citation was verified on its page"
+                        )
+                    })),
                     citations,
                     options: Vec::new(),
                     usage,

@@ -183,6 +183,22 @@ impl Confidence {
             closeness: None,
         }
     }
+
+    /// Full confidence for an answer that does not rest on retrieval's judgement (the document
+    /// catalogue, an expert's answer), with the reason shown.
+    pub fn certain(reason: impl Into<String>) -> Self {
+        Self {
+            level: Level::High,
+            score: 1.0,
+            reason: reason.into(),
+            retrieval: 1.0,
+            coverage: 1.0,
+            verification: 1.0,
+            missing: Vec::new(),
+            grounding: 1.0,
+            closeness: None,
+        }
+    }
 }
 
 /// Where a citation points.
