@@ -300,6 +300,8 @@ def checks(data, sid, s):
     expert = s.wait("const a = [...document.querySelectorAll('.answer')].pop(); return a && a.innerText.includes('Expert answer') && a.innerText",
                     "the expert's answer in the conversation", timeout=60)
     assert "No provider is approved" in expert, expert
+    s.wait("const a = document.querySelector('aside[aria-label=Sources]'); return a && a.innerText.includes('Retention Policy (scan)')",
+           "the expert's citation in the sources panel")
     s.shot("expert-answer")
 
     # Settings: the profile, the answering mode, the keychain, the data directory.

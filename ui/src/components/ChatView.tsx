@@ -47,12 +47,13 @@ export function ChatView(props: {
 
   useEffect(() => bottom.current?.scrollIntoView({ block: "end" }), [messages.length, live?.text, live?.status]);
 
-  // The sources panel follows the latest answer unless a citation was clicked.
+  // The sources panel follows the latest answer unless a citation was clicked (also when an
+  // answer changes in place: a waiting message that became the expert's answer).
   const lastAssistant = [...messages].reverse().find((m) => m.role === "assistant");
   useEffect(() => {
     if (lastAssistant && !live) props.onSources(lastAssistant.citations, null);
     // eslint-disable-next-line react-hooks/exhaustive-deps
-  }, [lastAssistant?.id, live === null]);
+  }, [lastAssistant?.id, lastAssistant?.status, live === null]);
 
   const onEvent = (e: AgentEvent) =>
     setLive((l) => {
