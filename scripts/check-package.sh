@@ -46,7 +46,7 @@ DESKTOP=/usr/share/applications/policypal.desktop
 grep -q '^MimeType=application/pdf;' "$DESKTOP" || fail "the desktop entry does not open PDFs"
 grep -q '^Exec=policypal-desktop %F' "$DESKTOP" || fail "the desktop entry does not pass the files"
 cat "$DESKTOP"
-for size in 32x32 64x64 128x128 256x256 512x512; do
+for size in 16x16 24x24 32x32 48x48 64x64 128x128 256x256 512x512; do
   ls /usr/share/icons/hicolor/$size/apps/policypal-desktop.png >/dev/null 2>&1 \
     || ls /usr/share/icons/hicolor/$size/apps/ 2>/dev/null | grep -qi policypal || fail "no $size icon"
 done
