@@ -2,7 +2,8 @@
 # Builds the installers: the release app and CLI, then a .deb and an .rpm through Tauri's
 # bundler (`tauri bundle`, configured in src-tauri/tauri.conf.json), written to dist/.
 #
-# The packages hold both programs on PATH (policypal-desktop, policypal), the MiniLM model
+# The packages hold both programs on PATH (policypal-desktop, and policypal: a two-line script
+# that runs the desktop program as the command line, so the core is shipped once), the MiniLM model
 # under /usr/share/policypal/models (found beside the program at run time; POLICYPAL_MODEL_DIR
 # still overrides it), the icons, a desktop entry that opens PDFs, and the licences (PolicyPal's,
 # the model's Apache-2.0, every crate's in THIRD-PARTY). An AppImage is not built: its tools
@@ -24,9 +25,9 @@ cargo build --release --locked --workspace --bins
 RELEASE=$CARGO_TARGET_DIR/release
 STAGE=$ROOT/src-tauri/packaging/stage
 rm -rf "$STAGE" && mkdir -p "$STAGE"
-# The line tables the release profile keeps (for profiling) are not shipped.
-strip --strip-debug "$RELEASE/policypal-desktop"
-cp "$RELEASE/policypal" "$STAGE/policypal" && strip --strip-debug "$STAGE/policypal"
+# The line tables and symbols the release profile keeps (for profiling) are not shipped, as
+# distributions ship theirs in separate debug packages.
+strip --strip-all "$RELEASE/policypal-desktop"
 
 say "listing the crates inside the programs and their licences"
 {

@@ -521,8 +521,15 @@ pub enum BenchCmd {
     },
 }
 
-/// Parses arguments, runs the command and returns the process exit code.
+/// Parses the process's arguments, runs the command and returns the process exit code.
 pub async fn main() -> i32 {
+    main_from(std::env::args_os()).await
+}
+
+/// [`main`] with the arguments given (the first is the program's name): how the desktop
+/// program serves as the CLI (`policypal-desktop --cli …`, what the installed `policypal`
+/// runs, so a package ships the core once).
+pub async fn main_from(args: impl IntoIterator<Item = std::ffi::OsString>) -> i32 {
     // Panics are caught where they can happen (PDF parsing) and must not spill onto the
     // terminal; they go to the log, and only a panic of the main thread is reported.
     std::panic::set_hook(Box::new(|info| {
@@ -532,7 +539,7 @@ pub async fn main() -> i32 {
             eprintln!("internal error: {info}");
         }
     }));
-    let cli = Cli::parse();
+    let cli = Cli::parse_from(args);
     let json = cli.json;
     match run(cli).await {
         Ok(code) => code,

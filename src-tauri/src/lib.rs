@@ -25,6 +25,23 @@ fn opened_files(args: impl Iterator<Item = std::ffi::OsString>) -> Vec<std::path
         .collect()
 }
 
+/// The first argument that makes this program the `policypal` command line.
+pub const CLI_FLAG: &str = "--cli";
+
+/// Runs the command line with `args` (the first is the program's name) and returns its exit
+/// code: one program in the package serves both the window and the CLI.
+pub fn run_cli(args: impl IntoIterator<Item = std::ffi::OsString>) -> ExitCode {
+    let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("error: cannot start: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let code = runtime.block_on(policypal::cli::main_from(args));
+    ExitCode::from(u8::try_from(code).unwrap_or(1))
+}
+
 /// Builds and runs the app until its window closes.
 pub fn run() -> ExitCode {
     let dir = match DataDir::resolve(None) {

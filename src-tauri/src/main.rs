@@ -9,5 +9,12 @@ fn main() -> std::process::ExitCode {
     if let Some(code) = policypal::ingest::worker::serve_if_asked() {
         return std::process::ExitCode::from(u8::try_from(code).unwrap_or(1));
     }
+    // `policypal-desktop --cli …` is the command line (the installed `policypal` runs it so).
+    let mut args = std::env::args_os();
+    let _program = args.next();
+    if args.next().is_some_and(|a| a == policypal_desktop::CLI_FLAG) {
+        let argv = std::iter::once(std::ffi::OsString::from("policypal")).chain(args);
+        return policypal_desktop::run_cli(argv);
+    }
     policypal_desktop::run()
 }

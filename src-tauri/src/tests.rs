@@ -677,3 +677,39 @@ async fn a_pdf_the_app_was_opened_with_is_offered_once_as_an_absolute_path() {
     assert!(desk.take_opened_files().is_empty());
     desk.close().await;
 }
+
+#[test]
+fn the_desktop_program_serves_as_the_command_line() {
+    // The installed `policypal` is a script that runs `policypal-desktop --cli …`.
+    let desktop = worker().with_file_name(format!(
+        "policypal-desktop{}",
+        std::env::consts::EXE_SUFFIX
+    ));
+    let out = std::process::Command::new(&desktop)
+        .args([crate::CLI_FLAG, "--version"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), "policypal 0.1.0");
+    let tmp = tempfile::tempdir().unwrap();
+    let out = std::process::Command::new(&desktop)
+        .arg(crate::CLI_FLAG)
+        .arg("--data-dir")
+        .arg(tmp.path())
+        .env("POLICYPAL_MODEL_DIR", model_dir())
+        .args(["--json", "profiles", "create", "alice"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["name"], "alice");
+    // Its exit codes are the CLI's: an unknown profile is bad input.
+    let out = std::process::Command::new(&desktop)
+        .arg(crate::CLI_FLAG)
+        .arg("--data-dir")
+        .arg(tmp.path())
+        .args(["--profile", "nobody", "docs", "list"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+}
