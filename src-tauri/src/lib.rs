@@ -31,7 +31,10 @@ pub const CLI_FLAG: &str = "--cli";
 /// Runs the command line with `args` (the first is the program's name) and returns its exit
 /// code: one program in the package serves both the window and the CLI.
 pub fn run_cli(args: impl IntoIterator<Item = std::ffi::OsString>) -> ExitCode {
-    let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
         Ok(r) => r,
         Err(e) => {
             eprintln!("error: cannot start: {e}");

@@ -12,7 +12,10 @@ fn main() -> std::process::ExitCode {
     // `policypal-desktop --cli …` is the command line (the installed `policypal` runs it so).
     let mut args = std::env::args_os();
     let _program = args.next();
-    if args.next().is_some_and(|a| a == policypal_desktop::CLI_FLAG) {
+    if args
+        .next()
+        .is_some_and(|a| a == policypal_desktop::CLI_FLAG)
+    {
         let argv = std::iter::once(std::ffi::OsString::from("policypal")).chain(args);
         return policypal_desktop::run_cli(argv);
     }

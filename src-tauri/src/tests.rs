@@ -681,16 +681,17 @@ async fn a_pdf_the_app_was_opened_with_is_offered_once_as_an_absolute_path() {
 #[test]
 fn the_desktop_program_serves_as_the_command_line() {
     // The installed `policypal` is a script that runs `policypal-desktop --cli …`.
-    let desktop = worker().with_file_name(format!(
-        "policypal-desktop{}",
-        std::env::consts::EXE_SUFFIX
-    ));
+    let desktop =
+        worker().with_file_name(format!("policypal-desktop{}", std::env::consts::EXE_SUFFIX));
     let out = std::process::Command::new(&desktop)
         .args([crate::CLI_FLAG, "--version"])
         .output()
         .unwrap();
     assert!(out.status.success(), "{out:?}");
-    assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), "policypal 0.1.0");
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout).trim(),
+        "policypal 0.1.0"
+    );
     let tmp = tempfile::tempdir().unwrap();
     let out = std::process::Command::new(&desktop)
         .arg(crate::CLI_FLAG)
