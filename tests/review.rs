@@ -138,12 +138,26 @@ async fn a_weak_answer_goes_to_an_expert_whose_verified_answer_the_thread_and_th
         ReviewStatus::Pending
     );
 
-    // The reviewer's answer, verified, replaces the waiting message in the asker's thread.
+    // The asker goes on in the same thread meanwhile.
+    let later = ask_ok(
+        &agent,
+        &asker,
+        AskRequest {
+            thread_id: Some(thread.clone()),
+            ..ask("What capital conservation buffer must a licensed bank hold?")
+        },
+    )
+    .await;
+    assert_eq!(later.answer.status, Status::Answered);
+
+    // The reviewer's answer, verified, replaces the waiting message in the asker's thread
+    // (not the later one).
     let turn = agent
         .answer_review(&expert, &id, &reply(QUOTE, 1), &quiet())
         .await
         .unwrap();
     assert_eq!(turn.thread_id, thread);
+    assert_ne!(turn.message_id, later.message_id);
     assert_eq!(turn.answer.status, Status::Answered);
     assert!(
         turn.answer.text.contains("Expert answer") && turn.answer.text.contains("expert"),
@@ -153,12 +167,12 @@ async fn a_weak_answer_goes_to_an_expert_whose_verified_answer_the_thread_and_th
     assert_eq!(turn.answer.citations.len(), 1);
     assert_quotes_on_pages(&t.lib, &asker, &turn.answer.citations).await;
     let view = agent.thread(&asker, &thread).await.unwrap();
+    let contents: Vec<&str> = view.messages.iter().map(|m| m.content.as_str()).collect();
+    assert_eq!(contents.len(), 4, "{contents:?}");
+    assert!(contents[1].contains("Expert answer"), "{contents:?}");
     assert!(
-        view.messages
-            .last()
-            .unwrap()
-            .content
-            .contains("Expert answer")
+        contents[3].contains("2.5 per cent"),
+        "the later answer stays: {contents:?}"
     );
     assert!(agent.reviews(&asker, false).await.unwrap().is_empty());
     let err = agent
