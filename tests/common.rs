@@ -127,6 +127,16 @@ pub async fn ingest(
         .await
 }
 
+/// The ids of a profile's documents, in the library's order.
+pub async fn document_ids(lib: &Library, profile: &Profile) -> Vec<String> {
+    lib.documents(profile)
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|d| d.id)
+        .collect()
+}
+
 /// Ingests a fixture of `tests/fixtures/` with default settings; the ready document.
 pub async fn ingest_fixture(
     lib: &Library,

@@ -1127,14 +1127,7 @@ async fn a_generative_comparison_cites_both_documents_and_drops_what_they_do_not
     let probe = server(vec![]).await;
     let (t, p) = library(&probe.url, 30).await;
     ingest_fixture(&t.lib, &p, "capital-2025.pdf").await;
-    let ids: Vec<String> = t
-        .lib
-        .documents(&p)
-        .await
-        .unwrap()
-        .into_iter()
-        .map(|d| d.id)
-        .collect();
+    let ids = crate::common::document_ids(&t.lib, &p).await;
     let compare = |mode| AskRequest {
         text: "Compare the capital conservation buffer in these documents".into(),
         documents: ids.clone(),

@@ -232,14 +232,7 @@ async fn the_local_model_summarizes_and_compares_and_only_grounded_sentences_are
     .await;
     let p = crate::common::banking_profile(&t).await;
     crate::common::ingest_fixture(&t.lib, &p, "capital-2025.pdf").await;
-    let ids: Vec<String> = t
-        .lib
-        .documents(&p)
-        .await
-        .unwrap()
-        .into_iter()
-        .map(|d| d.id)
-        .collect();
+    let ids = crate::common::document_ids(&t.lib, &p).await;
     let agent = Agent::new(&t.lib).without_cache();
     for (action, text, documents) in [
         (

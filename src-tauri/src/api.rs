@@ -592,9 +592,9 @@ impl Desk {
     }
 
     /// Imports a colleague's filled-in review file.
-    pub async fn import_review(&self, bytes: &[u8]) -> IpcResult<TurnResult> {
+    pub async fn import_review(&self, path: &std::path::Path) -> IpcResult<TurnResult> {
         let lib = self.library().await?;
-        let file = ReviewFile::parse(bytes)?;
+        let file = ReviewFile::read(path)?;
         Ok(Agent::new(&lib)
             .import_review(&file, &|_: &Event| {})
             .await?)

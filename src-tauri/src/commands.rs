@@ -453,13 +453,7 @@ pub async fn review_import(app: AppHandle, desk: State<'_, Desk>) -> IpcResult<O
     .flatten()
     .and_then(|f| f.into_path().ok());
     let Some(path) = path else { return Ok(None) };
-    let bytes = std::fs::read(&path).map_err(|source| {
-        IpcError::from(policypal::Error::File {
-            path: path.clone(),
-            source,
-        })
-    })?;
-    Ok(Some(desk.import_review(&bytes).await?))
+    Ok(Some(desk.import_review(&path).await?))
 }
 
 /// The active profile withdraws one of its requests.

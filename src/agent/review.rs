@@ -66,7 +66,7 @@ pub struct ExpertReply {
     /// Who answers (a name or a role).
     #[serde(default)]
     pub reviewer: String,
-    /// The answer.
+    /// The expert's answer, as the asker will read it.
     #[serde(default)]
     pub answer: String,
     /// The passages it rests on (may be empty: an expert may answer from experience).
@@ -98,10 +98,19 @@ pub struct ReviewFile {
 }
 
 impl ReviewFile {
-    /// Reads a review file (a colleague's filled-in reply); anything else is a typed error.
-    pub fn parse(bytes: &[u8]) -> Result<Self, Error> {
-        serde_json::from_slice(bytes)
-            .map_err(|e| Error::InvalidInput(format!("not a PolicyPal review file: {e}")))
+    /// Reads a review file (a colleague's filled-in reply); an unreadable file or anything but
+    /// a review file is a typed error.
+    pub fn read(path: &std::path::Path) -> Result<Self, Error> {
+        let bytes = std::fs::read(path).map_err(|source| Error::File {
+            path: path.to_path_buf(),
+            source,
+        })?;
+        serde_json::from_slice(&bytes).map_err(|e| {
+            Error::InvalidInput(format!(
+                "{} is not a PolicyPal review file: {e}",
+                path.display()
+            ))
+        })
     }
 }
 

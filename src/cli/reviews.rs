@@ -41,7 +41,7 @@ pub enum ReviewsCmd {
     Answer {
         /// Request id.
         id: String,
-        /// The answer.
+        /// The expert's answer, as the asker will read it.
         #[arg(long)]
         text: String,
         /// A citation `DOCUMENT_ID:PAGE:QUOTE` (repeatable), the quote as printed on the page.
@@ -106,11 +106,7 @@ pub(super) async fn run(
             }
         }
         ReviewsCmd::Import { file } => {
-            let bytes = std::fs::read(file).map_err(|source| Error::File {
-                path: file.clone(),
-                source,
-            })?;
-            let parsed = ReviewFile::parse(&bytes)?;
+            let parsed = ReviewFile::read(file)?;
             let turn = agent.import_review(&parsed, &quiet).await?;
             print_turn(&turn, json)
         }

@@ -318,14 +318,8 @@ impl Store {
         profile_id: &str,
         conversation_id: &str,
     ) -> Result<Option<CheckpointRow>, StoreError> {
-        Ok(sqlx::query_as::<_, CheckpointRow>(
-            "SELECT id, run_id, node, format_version, state FROM checkpoints \
-             WHERE profile_id = ? AND conversation_id = ? ORDER BY id DESC LIMIT 1",
-        )
-        .bind(profile_id)
-        .bind(conversation_id)
-        .fetch_optional(&self.pool)
-        .await?)
+        self.newest_checkpoint(profile_id, Of::Thread(conversation_id))
+            .await
     }
 
     /// The last checkpoint of one run (a later run of the same thread may have followed it).
@@ -334,15 +328,33 @@ impl Store {
         profile_id: &str,
         run_id: &str,
     ) -> Result<Option<CheckpointRow>, StoreError> {
-        Ok(sqlx::query_as::<_, CheckpointRow>(
+        self.newest_checkpoint(profile_id, Of::Run(run_id)).await
+    }
+
+    async fn newest_checkpoint(
+        &self,
+        profile_id: &str,
+        of: Of<'_>,
+    ) -> Result<Option<CheckpointRow>, StoreError> {
+        let (column, value) = match of {
+            Of::Thread(id) => ("conversation_id", id),
+            Of::Run(id) => ("run_id", id),
+        };
+        Ok(sqlx::query_as::<_, CheckpointRow>(&format!(
             "SELECT id, run_id, node, format_version, state FROM checkpoints \
-             WHERE profile_id = ? AND run_id = ? ORDER BY id DESC LIMIT 1",
-        )
+             WHERE profile_id = ? AND {column} = ? ORDER BY id DESC LIMIT 1"
+        ))
         .bind(profile_id)
-        .bind(run_id)
+        .bind(value)
         .fetch_optional(&self.pool)
         .await?)
     }
+}
+
+/// Whose checkpoints: a thread's or one run's.
+enum Of<'a> {
+    Thread(&'a str),
+    Run(&'a str),
 }
 
 /// Creates a conversation with this id unless it exists.

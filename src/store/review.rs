@@ -267,7 +267,10 @@ mod tests {
         assert_eq!(store.reviews(Some(&p.id), false).await.unwrap().len(), 2);
         assert_eq!(store.reviews(Some("nobody"), false).await.unwrap().len(), 0);
         let r = store
-            .close_review(&id, Some(("Dr Expert", "The answer.", "[]")))
+            .close_review(
+                &id,
+                Some(("Dr Expert", "Records stay for seven years.", "[]")),
+            )
             .await
             .unwrap();
         assert_eq!(r.status, ReviewStatus::Answered);
