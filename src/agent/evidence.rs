@@ -89,6 +89,38 @@ impl Agent<'_> {
             .collect())
     }
 
+    /// [`Self::cite`], with the quote begun at the sentence before it when it points back at
+    /// that sentence ("… subscribed to this list." after the sentence naming the list; see
+    /// [`extractive::lead_start`]), read on the page so that a chunk's edge does not cut the
+    /// two apart. `quoted`: the citations made so far (a sentence one of them holds is not
+    /// quoted twice).
+    pub(in crate::agent) async fn cite_with_lead(
+        &self,
+        profile: &Profile,
+        e: &Evidence,
+        doc_char: u64,
+        sentence: &str,
+        quoted: &[Citation],
+    ) -> Result<Option<Citation>, Error> {
+        let Some(mut c) = self.cite(profile, e, doc_char, sentence).await? else {
+            return Ok(None);
+        };
+        let store = self.lib.store();
+        if let Some(page_text) = store.page_text(&profile.id, &c.document_id, c.page).await?
+            && let Some(at) = page_text.find(&c.quote)
+        {
+            let same_page: Vec<&str> = quoted
+                .iter()
+                .filter(|q| q.document_id == c.document_id && q.page == c.page)
+                .map(|q| q.quote.as_str())
+                .collect();
+            let end = at + c.quote.len();
+            let begins = extractive::lead_start(&page_text, at, end, &same_page);
+            c.quote = page_text[begins..end].to_owned();
+        }
+        Ok(Some(c))
+    }
+
     /// A citation for a sentence at `doc_char`, with the quote checked verbatim on its page.
     pub(in crate::agent) async fn cite(
         &self,
@@ -109,7 +141,7 @@ impl Agent<'_> {
             &e.document_id,
             page,
             &e.chunk_id,
-            text::clip(sentence, 300),
+            text::clip(sentence, text::QUOTE_CHARS),
         )
         .await
     }

@@ -158,11 +158,12 @@ impl Agent<'_> {
                 for p in extractive::pick_answer(&terms, &state.evidence, 3) {
                     proposed += 1;
                     if let Some(c) = self
-                        .cite(
+                        .cite_with_lead(
                             profile,
                             &state.evidence[p.evidence],
                             p.doc_char,
                             &p.sentence.text,
+                            &citations,
                         )
                         .await?
                     {
@@ -369,7 +370,7 @@ impl Agent<'_> {
         let mut out: Vec<Citation> = Vec::new();
         for p in extractive::pick(terms, &pseudo, 3) {
             let r = &results[p.evidence];
-            let quote = text::clip(&p.sentence.text, 300).to_owned();
+            let quote = text::clip(&p.sentence.text, text::QUOTE_CHARS).to_owned();
             if !r.content.contains(&quote) || out.iter().any(|c| c.quote == quote) {
                 continue;
             }

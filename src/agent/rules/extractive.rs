@@ -12,7 +12,7 @@ use serde::Serialize;
 
 use super::lexicon;
 
-use super::text::{Sentence, content_terms, sentences, stem};
+use super::text::{QUOTE_CHARS, Sentence, content_terms, sentences, stem};
 use crate::agent::types::Evidence;
 
 /// A sentence chosen for the answer.
@@ -444,6 +444,87 @@ fn pick_from(
         .collect()
 }
 
+/// Where a quote found at `start..end` of a page's text should begin so that it says what it is
+/// about: at the sentence right before it when the quote points back at that sentence
+/// ([`refers_back`]), or at the start of its own sentence when it begins inside one (a
+/// lower-case first word after text with no full stop: a passage's edge cut the sentence),
+/// provided the whole fits in one quote ([`QUOTE_CHARS`]) and no quote in `quoted` holds that
+/// text already; else at `start`.
+pub fn lead_start(page: &str, start: usize, end: usize, quoted: &[&str]) -> usize {
+    let (Some(head), Some(quote)) = (page.get(..start), page.get(start..end)) else {
+        return start;
+    };
+    let Some(lead) = sentences(head).pop() else {
+        return start;
+    };
+    let adjacent = head[lead.end..].trim().is_empty();
+    let fits = page[lead.start..end].chars().count() <= QUOTE_CHARS;
+    let fresh = !quoted.iter().any(|q| q.contains(lead.text.as_str()));
+    let cut = quote.chars().next().is_some_and(char::is_lowercase)
+        && !lead.text.ends_with(['.', '!', '?', ':', ';']);
+    if adjacent && fits && fresh && (cut || refers_back(quote, &lead.text)) {
+        lead.start
+    } else {
+        start
+    }
+}
+
+/// Whether `sentence` opens by pointing back at what `previous` named, so that quoted alone it
+/// would not say what it is about (dangling anaphora, the known flaw of extractive summaries):
+/// its first word is a pronoun or connective of [`lexicon::BACK_OPENERS`] ("They must …",
+/// "Therefore …"; "It" too, but not "It is/was …", which usually opens a clause), or a
+/// demonstrative of [`lexicon::DEMONSTRATIVES`] anywhere in it is followed by a lower-case
+/// noun that `previous` holds ("… subscribed to this list." after the sentence
+/// naming the list). A capitalised noun after the demonstrative is a defined term or a part of
+/// the document ("this License", "these Rules"): it names itself. List labels ("•", "(a)",
+/// "2.") before the first word are skipped.
+pub fn refers_back(sentence: &str, previous: &str) -> bool {
+    let words: Vec<&str> = sentence
+        .split_whitespace()
+        .skip_while(|w| is_label(w))
+        .map(|w| w.trim_matches(|c: char| !c.is_alphanumeric()))
+        .collect();
+    let Some(first) = words.first().map(|w| w.to_lowercase()) else {
+        return false;
+    };
+    if first == "it" {
+        let next = words.get(1).map(|w| w.to_lowercase());
+        return !matches!(next.as_deref(), Some("is" | "was"));
+    }
+    if lexicon::BACK_OPENERS.contains(&first.as_str()) {
+        return true;
+    }
+    // Every word of the sentence before, also inside addresses and paths
+    // ("announce@lists.example.org" names a list).
+    let before: HashSet<String> = previous
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .map(stem)
+        .collect();
+    // The demonstrative's noun: a content word ("that the …" is a conjunction, not a noun).
+    words.windows(2).any(|w| {
+        lexicon::DEMONSTRATIVES.contains(&w[0].to_lowercase().as_str())
+            && w[1].chars().next().is_some_and(char::is_lowercase)
+            && !stems(w[1]).is_empty()
+            && before.contains(&stem(w[1]))
+    })
+}
+
+/// A list label before a sentence's first word: a bullet or dash, a number ("2.", "3)") or a
+/// letter or roman numeral in brackets or with a stop ("(a)", "iv.").
+fn is_label(word: &str) -> bool {
+    if !word.chars().any(char::is_alphanumeric) {
+        return true;
+    }
+    let inner = word.trim_start_matches('(');
+    let Some(body) = inner.strip_suffix(['.', ')']) else {
+        return false;
+    };
+    !body.is_empty()
+        && (body.chars().all(|c| c.is_ascii_digit() || c == '.')
+            || (body.chars().count() <= 4 && body.chars().all(|c| c.is_ascii_lowercase())))
+}
+
 /// Shared share of two term sets.
 fn jaccard(a: &HashSet<String>, b: &HashSet<String>) -> f32 {
     let inter = a.intersection(b).count() as f32;
@@ -467,6 +548,73 @@ mod tests {
             score: 0.1,
             heading: String::new(),
         }
+    }
+
+    #[test]
+    fn a_sentence_that_points_back_is_read_with_the_one_before_it() {
+        let before = "Staff may join the quarterly-review list, which carries the audit calendar.";
+        assert!(refers_back(
+            "Everyone in finance must subscribe to this list.",
+            before
+        ));
+        assert!(refers_back(
+            "• They must renew their badge every year.",
+            before
+        ));
+        assert!(refers_back(
+            "(b) Therefore the meeting moves to Monday.",
+            before
+        ));
+        assert!(refers_back("It replaces the old calendar.", before));
+        // An extraposed "It is …" opens a clause, not an earlier noun.
+        assert!(!refers_back(
+            "It is recommended that staff subscribe.",
+            before
+        ));
+        // A defined term after the demonstrative names itself.
+        assert!(!refers_back("This Policy applies to every list.", before));
+        // The demonstrative's noun was not named before.
+        assert!(!refers_back("Such badges expire after a year.", before));
+        assert!(!refers_back("Visitors sign in at the desk.", before));
+        let address = "• news@lists.example.org, for announcements to all staff.";
+        assert!(refers_back(
+            "Everyone is expected to read this list.",
+            address
+        ));
+    }
+
+    #[test]
+    fn a_quote_that_points_back_begins_at_the_sentence_it_points_to() {
+        let page = "Opening hours.\n\nThe canteen opens at eight. It shuts its doors at four. Lunch is served until two.";
+        let quote = "It shuts its doors at four.";
+        let at = page.find(quote).unwrap_or(0);
+        let begins = lead_start(page, at, at + quote.len(), &[]);
+        assert_eq!(
+            &page[begins..at + quote.len()],
+            "The canteen opens at eight. It shuts its doors at four."
+        );
+        // Already quoted: the lead is not repeated.
+        assert_eq!(
+            lead_start(page, at, at + quote.len(), &["The canteen opens at eight."]),
+            at
+        );
+        // A sentence that stands alone begins where it begins.
+        let alone = "Lunch is served until two.";
+        let at = page.find(alone).unwrap_or(0);
+        assert_eq!(lead_start(page, at, at + alone.len(), &[]), at);
+        // A quote cut out of the middle of a sentence begins where the sentence begins.
+        let page = "Rules.\n\nWhen a firm opens a branch abroad, it must notify the regulator within ten days.";
+        let cut = "it must notify the regulator within ten days.";
+        let at = page.find(cut).unwrap_or(0);
+        let begins = lead_start(page, at, at + cut.len(), &[]);
+        assert!(page[begins..].starts_with("When a firm opens"));
+        // "that the …" is a conjunction, not a demonstrative.
+        assert!(!refers_back(
+            "A firm must show that the records are complete.",
+            "Keep the records."
+        ));
+        // The first sentence of a page has nothing before it to lean on.
+        assert_eq!(lead_start(quote, 0, quote.len(), &[]), 0);
     }
 
     #[test]

@@ -104,6 +104,33 @@ pub const MODALS: [&str; 9] = [
     "is encouraged to",
 ];
 
+/// Determiners that point back at something named before ("this list", "such bugs", "these
+/// files"); see `extractive::refers_back`.
+pub const DEMONSTRATIVES: [&str; 5] = ["this", "that", "these", "those", "such"];
+
+/// Words that, opening a sentence, stand for or draw on what the sentence before it said:
+/// personal pronouns ("They must …", "Its owner …") and connectives of consequence or
+/// contrast ("Therefore …", "Otherwise …"). "It" is read apart (see `extractive::refers_back`):
+/// "It is …" usually introduces a clause ("It is recommended that …"), not an earlier noun.
+pub const BACK_OPENERS: [&str; 16] = [
+    "it",
+    "its",
+    "they",
+    "them",
+    "their",
+    "he",
+    "she",
+    "his",
+    "her",
+    "therefore",
+    "thus",
+    "hence",
+    "otherwise",
+    "accordingly",
+    "consequently",
+    "instead",
+];
+
 #[cfg(test)]
 mod tests {
     use super::*;

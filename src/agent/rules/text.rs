@@ -335,6 +335,10 @@ pub fn find_quote(haystack: &str, quote: &str) -> Option<(usize, usize)> {
     Some((start, end))
 }
 
+/// Longest quote a citation holds, in characters (longer sentences are clipped with [`clip`]
+/// or cut into [`pieces`]): enough for one clause of a rule, short enough to read at a glance.
+pub const QUOTE_CHARS: usize = 300;
+
 /// Cuts a quote to at most `max` characters at a word boundary (never mid-word).
 pub fn clip(text: &str, max: usize) -> &str {
     if text.chars().count() <= max {
