@@ -120,6 +120,9 @@ pub fn thread_pdf(view: &ThreadView, profile: &str, exported_at: &str) -> Result
                         f.target.page
                     );
                     let mut finding = f.summary.clone();
+                    if let Some(theme) = &f.theme {
+                        finding.push_str(&format!("\nTheme: {theme}"));
+                    }
                     finding.push_str(&format!("\nAudited text: “{}”", one_line(&f.source_quote)));
                     finding.push_str(&format!("\nClause: “{}”", one_line(&f.target.quote)));
                     if !f.suggestion.is_empty() {

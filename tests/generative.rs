@@ -415,6 +415,12 @@ async fn generative_audit_keeps_only_findings_whose_quotes_are_verified() {
     assert_eq!(f.rule, AuditRule::ModelJudgement);
     assert_eq!(f.severity, Severity::High);
     assert_eq!(f.source_quote, "a total capital ratio of 6 per cent");
+    // What the model wrote about the finding is kept only where the two quotes support it.
+    assert_eq!(f.summary, "The ratio is below the required 8 per cent");
+    assert_eq!(
+        f.consequence, "",
+        "\"Supervisory action\" is in neither quote"
+    );
     let page = t
         .lib
         .store()
@@ -433,6 +439,134 @@ async fn generative_audit_keeps_only_findings_whose_quotes_are_verified() {
         body.contains("SOURCE:") && body.contains("6 per cent"),
         "{body}"
     );
+}
+
+/// A policy of well over a thousand words (spec 002's long source), one statement a line:
+/// routine statements on several topics, with one capital statement that conflicts with the
+/// capital guideline.
+fn long_policy() -> Vec<String> {
+    let topics = [
+        "complaints are logged by the service desk and answered in writing",
+        "staff complete the annual conduct course and record the certificate",
+        "visitors sign the register at reception and wear a badge",
+        "the branch manager reviews the cash count every evening",
+        "customer letters are printed on headed paper and signed by an officer",
+        "the records team archives closed files in the basement store",
+    ];
+    let mut out = Vec::new();
+    for i in 0..15 {
+        for t in topics {
+            out.push(format!(
+                "In section {i} of this policy we state that {t} as part of the routine of the office."
+            ));
+        }
+        if i == 7 {
+            out.push("Our bank keeps a total capital ratio of 6 per cent of its risk-weighted assets at all times.".into());
+        }
+    }
+    out
+}
+
+/// Adds the long policy to the library as a policy document; its id.
+async fn add_long_policy(t: &TestLib, p: &policypal::store::Profile) -> String {
+    let pages: Vec<String> = long_policy().chunks(31).map(|c| c.join("\n")).collect();
+    let path = crate::common::write(
+        t.dir(),
+        "office-policy.pdf",
+        &crate::common::make_pdf(&pages),
+    );
+    let mut req = request(path);
+    req.doc_type = policypal::store::DocType::Policy;
+    ingest(&t.lib, p, req).await.unwrap().document.id
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_long_source_is_audited_by_theme_and_each_finding_carries_its_passage_theme() {
+    let themes = r#"{"themes": ["Capital adequacy", "Complaints handling", "capital adequacy", "Staff training"]}"#;
+    let s = server(vec![Reply::Text(themes), Reply::Text(AUDIT_REPLY)]).await;
+    let (t, p) = library(&s.url, 30).await;
+    let doc = t.lib.documents(&p).await.unwrap().remove(0);
+    let policy = add_long_policy(&t, &p).await;
+    assert!(long_policy().join(" ").split_whitespace().count() > 1000);
+    let turn = ask_ok(
+        &Agent::new(&t.lib),
+        &p,
+        AskRequest {
+            documents: vec![policy, doc.id.clone()],
+            action: Some(policypal::agent::types::Action::Audit),
+            ..generative("Audit the office policy against the capital guideline")
+        },
+    )
+    .await;
+    let report = turn.answer.audit.clone().expect("an audit report");
+    assert_eq!(
+        report.themes_analyzed,
+        Some(3),
+        "a repeated theme counts once"
+    );
+    assert_eq!(report.findings.len(), 1, "{:?}", report.findings);
+    let f = &report.findings[0];
+    assert_eq!(f.source_quote, "a total capital ratio of 6 per cent");
+    assert_eq!(f.theme.as_deref(), Some("Capital adequacy"));
+    assert!(
+        turn.answer.text.contains("- Theme: Capital adequacy")
+            && turn.answer.text.contains("3 themes checked one by one"),
+        "{}",
+        turn.answer.text
+    );
+    assert_quotes_on_pages(&t.lib, &p, &turn.answer.citations).await;
+    let bodies = s.bodies.lock().unwrap().clone();
+    assert_eq!(bodies.len(), 2, "one theme call, one judgement call");
+    // The theme call sees the sample, spread over the whole policy, not the policy itself.
+    assert!(
+        bodies[0].contains("Part 1: In section 0") && bodies[0].contains("Part 10: In section 13")
+    );
+    assert!(bodies[0].len() < long_policy().join(" ").len());
+    // The judgement call sees the passages and statements grouped by theme.
+    assert!(
+        bodies[1].contains("## Theme: Capital adequacy"),
+        "{}",
+        bodies[1]
+    );
+    assert!(
+        bodies[1].contains("Theme “Capital adequacy”:\\n- Our bank keeps a total capital ratio")
+    );
+    let usage = turn.answer.usage.clone().unwrap();
+    assert_eq!(usage.prompt_tokens, 2000, "both calls are counted");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn unreadable_themes_fall_back_to_one_call_over_the_sample() {
+    let s = server(vec![
+        Reply::Text("Themes: capital, complaints"),
+        Reply::Text("{\"themes\": []}"),
+        Reply::Text(AUDIT_REPLY),
+    ])
+    .await;
+    let (t, p) = library(&s.url, 30).await;
+    let doc = t.lib.documents(&p).await.unwrap().remove(0);
+    let policy = add_long_policy(&t, &p).await;
+    let turn = ask_ok(
+        &Agent::new(&t.lib),
+        &p,
+        AskRequest {
+            documents: vec![policy, doc.id.clone()],
+            action: Some(policypal::agent::types::Action::Audit),
+            ..generative("Audit the office policy against the capital guideline")
+        },
+    )
+    .await;
+    let report = turn.answer.audit.clone().expect("an audit report");
+    assert_eq!(report.themes_analyzed, None);
+    assert_eq!(report.findings.len(), 1, "{:?}", report.findings);
+    assert_eq!(report.findings[0].theme, None);
+    let bodies = s.bodies.lock().unwrap().clone();
+    assert_eq!(
+        bodies.len(),
+        3,
+        "two theme replies (one corrective retry), then the judgement"
+    );
+    assert!(bodies[2].contains("SOURCE:\\nPart 1:"), "{}", bodies[2]);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

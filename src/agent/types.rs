@@ -510,6 +510,9 @@ pub struct AuditReport {
     pub source: AuditSource,
     /// Source statements examined.
     pub statements_checked: usize,
+    /// Themes of a long source analysed one by one (spec 002's Mode 2, with a model).
+    #[serde(default)]
+    pub themes_analyzed: Option<usize>,
 }
 
 /// Where the audited text came from.

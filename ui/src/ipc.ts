@@ -160,6 +160,7 @@ export const AuditReport = z.object({
   overall_status: AuditStatus,
   findings: z.array(Finding),
   summary: z.string(),
+  themes_analyzed: z.number().nullish(),
 });
 export type AuditReport = z.infer<typeof AuditReport>;
 export const CacheHit = z.object({ message_id: z.string(), question: z.string(), similarity: z.number(), answered_at: z.string() });

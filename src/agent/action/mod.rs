@@ -2,11 +2,12 @@
 //!
 //! Owns: one `impl Agent` per action — [`inquire`] (answer a question), [`summarize`] (the main
 //! points of documents), [`compare`] (documents or versions side by side), [`audit`] (a text
-//! checked against documents). Each fills the run's answer from verified quotes and says which
-//! node comes next. Must not: know the order of the graph's steps beyond its own transition, or
+//! checked against documents; with a model, [`audit_model`]). Each fills the run's answer from
+//! verified quotes and says which node comes next. Must not: know the order of the graph's steps beyond its own transition, or
 //! persist anything.
 
 mod audit;
+mod audit_model;
 mod compare;
 mod inquire;
 

@@ -48,12 +48,16 @@ export function AuditPanel({ audit, onCite }: { audit: AuditReport; onCite: (c: 
             {n} {SEVERITY[sev].label.toLowerCase()}
           </span>
         ))}
+        {audit.themes_analyzed != null && (
+          <span className="text-xs text-slate-500">read by theme: {audit.themes_analyzed} themes</span>
+        )}
       </div>
       {audit.findings.length > 0 && (
         <ul className="mt-2 space-y-1">
           {audit.findings.map((f, i) => (
             <li key={i} className="flex items-start gap-2 text-xs">
               <span className={`mt-0.5 shrink-0 rounded border px-1.5 font-semibold ${SEVERITY[f.severity].cls}`}>{SEVERITY[f.severity].label}</span>
+              {f.theme && <span className="mt-0.5 shrink-0 rounded bg-slate-200/70 px-1.5 text-slate-700">{f.theme}</span>}
               <button className="text-left text-slate-700 hover:underline" title={f.target.quote} onClick={() => onCite(targets, i)}>
                 {f.summary} <span className="text-slate-500">— {f.target_doc_title}, p. {f.target.page}</span>
               </button>

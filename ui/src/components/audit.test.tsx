@@ -37,8 +37,16 @@ describe("audit panel", () => {
     expect(screen.getByText("Major violations")).toBeTruthy();
     expect(screen.getByText("1 high")).toBeTruthy();
     expect(screen.getByText("1 medium")).toBeTruthy();
+    // A finding of a long source read by theme shows its theme.
+    expect(screen.getByText("ratio")).toBeTruthy();
     fireEvent.click(screen.getByText(/30 days exceeds 14 days/));
     expect(onCite).toHaveBeenCalledWith([raw.findings[0].target, raw.findings[1].target], 1);
+  });
+
+  it("says how many themes a long source was read by", () => {
+    const audit = AuditReport.parse({ ...raw, themes_analyzed: 4 });
+    render(<AuditPanel audit={audit} onCite={() => {}} />);
+    expect(screen.getByText("read by theme: 4 themes")).toBeTruthy();
   });
 
   it("says Compliant with no findings", () => {
