@@ -66,6 +66,21 @@ impl Agent<'_> {
             )));
         }
         terms.retain(|t, _| !noise.contains(t));
+        // Each document is searched for the subject alone: the names of the documents compared
+        // would pull up the passages that name them ("… or the GNU General Public License,
+        // Version 3.0" in another licence's definitions) instead of the ones on the subject.
+        let subject: Vec<&str> = query
+            .split_whitespace()
+            .filter(|w| {
+                let s = extractive::stems(w);
+                s.is_empty() || !s.iter().all(|t| noise.contains(t))
+            })
+            .collect();
+        let subject = if extractive::stems(&subject.join(" ")).is_empty() {
+            query.clone()
+        } else {
+            subject.join(" ")
+        };
         // "Apart from termination and relicensing, …": what the reader sets aside is not
         // the subject, and passages about it come last.
         let set_aside = compare::excluded(&own)
@@ -97,7 +112,7 @@ impl Agent<'_> {
                 .search(
                     profile,
                     &SearchRequest {
-                        query: query.clone(),
+                        query: subject.clone(),
                         k: if additions && newest { 16 } else { 8 },
                         documents: vec![d.id.clone()],
                         ..SearchRequest::default()
@@ -231,7 +246,7 @@ impl Agent<'_> {
                     // A long clause is quoted in whole pieces, never clipped mid-thought.
                     for sentence in text::sentences(&e.text)
                         .iter()
-                        .flat_map(|s| text::pieces(s, 300))
+                        .flat_map(|s| text::pieces(s, text::QUOTE_CHARS))
                     {
                         let stems = extractive::stems(&sentence.text);
                         let on_subject = |t: &String| {
@@ -633,7 +648,7 @@ impl Agent<'_> {
             let e = evidence_of(h);
             for sentence in text::sentences(&e.text)
                 .iter()
-                .flat_map(|s| text::pieces(s, 300))
+                .flat_map(|s| text::pieces(s, text::QUOTE_CHARS))
             {
                 if text::looks_like_heading(&sentence.text) || is_fragment(&sentence) {
                     continue;

@@ -12,7 +12,7 @@ use serde::Serialize;
 
 use super::lexicon;
 
-use super::text::{QUOTE_CHARS, Sentence, content_terms, sentences, stem};
+use super::text::{QUOTE_CHARS, Sentence, content_terms, pieces, sentences, stem};
 use crate::agent::types::Evidence;
 
 /// A sentence chosen for the answer.
@@ -132,9 +132,25 @@ pub fn missing_anchors(question: &str, texts: &[&str]) -> Vec<String> {
         .into_iter()
         .filter(|a| {
             let a = a.to_lowercase();
-            !lower.iter().any(|t| contains_word(t, &a))
+            let spelled_out = versioned(&a).is_some_and(|(name, number)| {
+                let version = format!("version {number}");
+                lower.iter().any(|t| contains_word(t, name))
+                    && lower.iter().any(|t| contains_word(t, &version))
+            });
+            !spelled_out && !lower.iter().any(|t| contains_word(t, &a))
         })
         .collect()
+}
+
+/// A name with a version glued on by "v" ("gplv3", "tlsv1.2"), as (name, number): texts
+/// spell it out ("TLS … version 1.2"), so the anchor is met by the name and "version N".
+pub fn versioned(anchor: &str) -> Option<(&str, &str)> {
+    let at = anchor.rfind('v')?;
+    let (name, number) = (&anchor[..at], &anchor[at + 1..]);
+    let named = name.chars().count() >= 2 && name.chars().all(char::is_alphabetic);
+    let numbered = number.starts_with(|c: char| c.is_ascii_digit())
+        && number.chars().all(|c| c.is_ascii_digit() || c == '.');
+    (named && numbered).then_some((name, number))
 }
 
 /// `needle` occurs in `hay` with no letter or digit glued to either end ("SOC" is not in
@@ -197,26 +213,37 @@ pub struct Candidate {
     pub sentence: Sentence,
     /// Its stemmed content terms.
     stems: HashSet<String>,
-    /// Its position among the passage's sentences.
+    /// Its position among the passage's sentences (and the pieces of long ones).
     position: usize,
 }
 
 /// The sentences of the evidence that could answer a question, in evidence order; headings and
 /// scraps too short to state anything are left out (a heading names a topic, it never answers).
+/// A sentence longer than a quote ([`QUOTE_CHARS`]) comes as its clause pieces
+/// ([`pieces`]), each a candidate: legal texts run one sentence over several hundred
+/// characters, and a quote clipped to its head would leave out the clause that answers
+/// ("… reinstated permanently if … you cure the violation prior to 30 days after …").
 pub fn candidates(evidence: &[Evidence]) -> Vec<Candidate> {
     let mut out = Vec::new();
     for (ei, e) in evidence.iter().enumerate() {
-        for (position, s) in sentences(&e.text).into_iter().enumerate() {
-            let letters = s.text.chars().filter(|c| c.is_alphabetic()).count();
-            if letters < MIN_LETTERS || super::text::looks_like_heading(&s.text) {
+        let mut position = 0;
+        for s in sentences(&e.text) {
+            if super::text::looks_like_heading(&s.text) {
+                position += 1;
                 continue;
             }
-            out.push(Candidate {
-                evidence: ei,
-                stems: stems(&s.text),
-                sentence: s,
-                position,
-            });
+            for piece in pieces(&s, QUOTE_CHARS) {
+                let letters = piece.text.chars().filter(|c| c.is_alphabetic()).count();
+                if letters >= MIN_LETTERS {
+                    out.push(Candidate {
+                        evidence: ei,
+                        stems: stems(&piece.text),
+                        sentence: piece,
+                        position,
+                    });
+                }
+                position += 1;
+            }
         }
     }
     out
@@ -402,6 +429,26 @@ fn pick_from(
             covered.extend(adds.into_iter().cloned());
             chosen.push(i);
         }
+    }
+    // A piece cut out of a long sentence ([`candidates`]) is finished by the piece after it,
+    // whatever that scores: a quote that stops mid-sentence may stop before its point ("…
+    // available; and … must remain available for at least twelve months …").
+    let mut k = 0;
+    while k < chosen.len() && chosen.len() < max + RANKED_EXTRA {
+        let c = &cands[chosen[k]];
+        let unfinished = !c
+            .sentence
+            .text
+            .trim_end()
+            .ends_with(['.', '!', '?', '"', '”', ')']);
+        let after = cands
+            .iter()
+            .position(|n| n.evidence == c.evidence && n.position == c.position + 1)
+            .filter(|n| unfinished && !chosen.contains(n));
+        if let Some(n) = after {
+            chosen.insert(k + 1, n);
+        }
+        k += 1;
     }
     // The answer cites what retrieval ranks best: a top-ranked passage whose page is not cited
     // yet contributes its best sentence when that sentence is not far behind the best one.
@@ -615,6 +662,44 @@ mod tests {
         ));
         // The first sentence of a page has nothing before it to lean on.
         assert_eq!(lead_start(quote, 0, quote.len(), &[]), 0);
+    }
+
+    #[test]
+    fn a_version_glued_to_a_name_is_met_where_it_is_spelled_out() {
+        let texts = ["The TLS protocol, version 1.3, removes static RSA key exchange."];
+        assert!(missing_anchors("Does TLSv1.3 allow static RSA?", &texts).is_empty());
+        let older = ["The TLS protocol, version 1.2, allows static RSA key exchange."];
+        assert_eq!(
+            missing_anchors("Does TLSv1.3 allow static RSA?", &older),
+            vec!["TLSv1.3".to_owned()]
+        );
+        assert_eq!(versioned("ipv6"), Some(("ip", "6")));
+        assert_eq!(versioned("nvme"), None);
+        assert_eq!(versioned("c++17"), None);
+    }
+
+    #[test]
+    fn a_long_sentence_is_quoted_by_its_pieces_and_the_best_one_is_finished() {
+        // One sentence of well over a quote's length: its head matches the question's words,
+        // its tail holds the period asked for.
+        let text = "Every archived ledger which a branch keeps or to which a branch adds entries must be stored in a fire-proof cabinet at the branch itself or in the regional vault that serves the branch, together with the index of the cabinet and the signature of the officer who sealed it at the close of the quarter; and if stored in the regional vault, must stay retrievable for at least eighteen months after it was sealed, or for at least nine months after a later ledger of the same branch has been sealed. Visitors may not enter the vault.";
+        let terms = question_terms(
+            "How long must an archived ledger stored in the regional vault stay retrievable?",
+            "",
+        );
+        let cands = candidates(&[ev(text, 0)]);
+        assert!(
+            cands
+                .iter()
+                .all(|c| c.sentence.text.chars().count() <= QUOTE_CHARS)
+        );
+        let picked = pick(&terms, &[ev(text, 0)], 3);
+        assert!(
+            picked
+                .iter()
+                .any(|p| p.sentence.text.contains("eighteen months")),
+            "{picked:?}"
+        );
     }
 
     #[test]
