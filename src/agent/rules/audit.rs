@@ -148,8 +148,18 @@ static QUANTITY: Pattern = LazyLock::new(|| {
         numbers = lexicon::number_words(),
     ))
 });
-static LIST_ITEM: Pattern =
-    LazyLock::new(|| regex(r"^\(?(?:[a-h]|[ivx]{1,4}|\d{1,2})[).]\s+[a-z]"));
+/// An item of a list of conditions: "b) accompany it with …", "(c) Convey the object code …"
+/// (a letter or roman numeral closed by a bracket, either case after it), "2. deliver …" (a
+/// number or a letter with a stop, lower case after it: "1. Definitions" is a heading).
+static LIST_ITEM: Pattern = LazyLock::new(|| {
+    regex(r"^(?:\(?(?:[a-h]|[ivx]{1,4})\)\s+[A-Za-z]|\(?(?:[a-h]|[ivx]{1,4}|\d{1,2})[).]\s+[a-z])")
+});
+
+/// Markup in a text: an XML/HTML comment, a closing tag, or an opening tag with an attribute.
+/// A placeholder in angle brackets ("<MIME>/packages") is not markup.
+static MARKUP: Pattern = LazyLock::new(|| {
+    regex(r#"<!--|-->|</[A-Za-z][\w:.-]*\s*>|<[A-Za-z][\w:.-]*\s+[\w:.-]+\s*=\s*["']"#)
+});
 
 /// A quoted phrase, straight or curly quotes.
 static QUOTED: Pattern = LazyLock::new(|| regex(r#""[^"]*"|“[^”]*”"#));
@@ -337,6 +347,11 @@ fn positive(l: &str) -> bool {
 
 /// Reads a sentence as a rule, or `None` when it binds nothing.
 pub fn clause(sentence: &str) -> Option<Clause> {
+    // Markup or code shown as an example ("<!-- DO NOT EDIT! -->", "<glob pattern=…/>") states
+    // no rule, whatever words it holds.
+    if MARKUP.as_ref().is_some_and(|re| re.is_match(sentence)) {
+        return None;
+    }
     let listed = LIST_ITEM
         .as_ref()
         .is_some_and(|re| re.is_match(sentence.trim_start()));
@@ -883,6 +898,28 @@ mod tests {
     fn conflict(stmt: &str, cl: &str) -> Option<AuditRule> {
         let c = clause(cl)?;
         check(&statement(stmt), &c, 0.6).map(|x| x.rule)
+    }
+
+    #[test]
+    fn a_capitalised_list_item_is_a_condition_and_markup_is_no_rule() {
+        // "(b) Deliver …" in a list of conditions binds like "(b) deliver …".
+        let c =
+            clause("(b) Deliver the spare keys within two days, and keep a copy of the receipt");
+        assert_eq!(c.as_ref().map(|c| c.deontic), Some(Deontic::Obligation));
+        assert_eq!(
+            conflict(
+                "We deliver the spare keys within five days.",
+                "(b) Deliver the spare keys within two days, and keep a copy of the receipt"
+            ),
+            Some(AuditRule::OutOfRange)
+        );
+        // A numbered heading is not one.
+        assert!(clause("1. Definitions of terms").is_none());
+        // A code sample's words are no prohibition.
+        assert!(clause("<!-- DO NOT EDIT! --> <comment>Key list</comment>").is_none());
+        assert!(clause("<glob pattern=\"*.key\"/> must not be removed").is_none());
+        // A placeholder path is prose.
+        assert!(clause("Each application must install its file into <DATA>/packages.").is_some());
     }
 
     #[test]
