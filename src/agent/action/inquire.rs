@@ -14,6 +14,7 @@ use crate::agent::types::*;
 use crate::agent::{Agent, Emit};
 use crate::index::Scope;
 use crate::library::SearchRequest;
+use crate::llm::LlmError;
 use crate::store::{DocStatus, Document, Profile};
 
 /// Passages retrieved per question (before the caps below).
@@ -125,9 +126,25 @@ impl Agent<'_> {
             Mode::Generative => self.chat_model(profile)?,
             Mode::Extractive => None,
         };
-        let body = match (state.mode, model) {
+        // A model that cannot keep to the answer format after its corrective retry leaves the
+        // answer to the extractive path, with a note saying why (never an error for the user).
+        let mut unusable: Option<String> = None;
+        let generated = match (state.mode, model) {
             (Mode::Generative, Some(model)) => {
-                let g = self.generate(profile, state, &model, emit).await?;
+                match self.generate(profile, state, &model, emit).await {
+                    Ok(g) => Some(g),
+                    Err(Error::Llm(LlmError::Malformed(why))) => {
+                        tracing::warn!(%why, "the model's answer was malformed: answering extractively");
+                        unusable = Some(why);
+                        None
+                    }
+                    Err(e) => return Err(e),
+                }
+            }
+            _ => None,
+        };
+        let body = match generated {
+            Some(g) => {
                 usage = Some(g.usage);
                 proposed = g.proposed;
                 for (i, doc_char, quote) in g.quotes {
@@ -154,7 +171,7 @@ impl Agent<'_> {
                     crate::agent::synthesis::left_out(&g)
                 }
             }
-            _ => {
+            None => {
                 for p in extractive::pick_answer(&terms, &state.evidence, 3) {
                     proposed += 1;
                     if let Some(c) = self
@@ -182,11 +199,17 @@ impl Agent<'_> {
                         citations.push(c);
                     }
                 }
-                citations
+                let quotes = citations
                     .iter()
                     .map(quoted)
                     .collect::<Vec<_>>()
-                    .join("\n\n")
+                    .join("\n\n");
+                match &unusable {
+                    Some(why) if !citations.is_empty() => format!(
+                        "_The model's answer could not be used ({why}); these are the passages of your documents that answer it._\n\n{quotes}"
+                    ),
+                    _ => quotes,
+                }
             }
         };
         let cited_text: String = citations
