@@ -244,7 +244,11 @@ async fn malformed_output_gets_one_corrective_retry_then_the_quotes_with_a_note(
         },
     )
     .await;
-    assert_eq!(s.bodies.lock().unwrap().len(), 2, "one corrective retry, no more");
+    assert_eq!(
+        s.bodies.lock().unwrap().len(),
+        2,
+        "one corrective retry, no more"
+    );
     assert_eq!(turn.answer.status, Status::Answered, "{}", turn.answer.text);
     assert!(
         turn.answer
@@ -488,14 +492,17 @@ async fn add_long_policy(t: &TestLib, p: &policypal::store::Profile) -> String {
     ingest(&t.lib, p, req).await.unwrap().document.id
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_long_source_is_audited_by_theme_and_each_finding_carries_its_passage_theme() {
-    let themes = r#"{"themes": ["Capital adequacy", "Complaints handling", "capital adequacy", "Staff training"]}"#;
-    let s = server(vec![Reply::Text(themes), Reply::Text(AUDIT_REPLY)]).await;
-    let (t, p) = library(&s.url, 30).await;
+/// Audits the long policy against the capital guideline with the scripted model at `url`.
+async fn audit_long_policy(
+    url: &str,
+) -> (
+    TestLib,
+    policypal::store::Profile,
+    policypal::agent::types::TurnResult,
+) {
+    let (t, p) = library(url, 30).await;
     let doc = t.lib.documents(&p).await.unwrap().remove(0);
     let policy = add_long_policy(&t, &p).await;
-    assert!(long_policy().join(" ").split_whitespace().count() > 1000);
     let turn = ask_ok(
         &Agent::new(&t.lib),
         &p,
@@ -506,6 +513,15 @@ async fn a_long_source_is_audited_by_theme_and_each_finding_carries_its_passage_
         },
     )
     .await;
+    (t, p, turn)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_long_source_is_audited_by_theme_and_each_finding_carries_its_passage_theme() {
+    let themes = r#"{"themes": ["Capital adequacy", "Complaints handling", "capital adequacy", "Staff training"]}"#;
+    let s = server(vec![Reply::Text(themes), Reply::Text(AUDIT_REPLY)]).await;
+    assert!(long_policy().join(" ").split_whitespace().count() > 1000);
+    let (t, p, turn) = audit_long_policy(&s.url).await;
     let report = turn.answer.audit.clone().expect("an audit report");
     assert_eq!(
         report.themes_analyzed,
@@ -551,19 +567,7 @@ async fn unreadable_themes_fall_back_to_one_call_over_the_sample() {
         Reply::Text(AUDIT_REPLY),
     ])
     .await;
-    let (t, p) = library(&s.url, 30).await;
-    let doc = t.lib.documents(&p).await.unwrap().remove(0);
-    let policy = add_long_policy(&t, &p).await;
-    let turn = ask_ok(
-        &Agent::new(&t.lib),
-        &p,
-        AskRequest {
-            documents: vec![policy, doc.id.clone()],
-            action: Some(policypal::agent::types::Action::Audit),
-            ..generative("Audit the office policy against the capital guideline")
-        },
-    )
-    .await;
+    let (_t, _p, turn) = audit_long_policy(&s.url).await;
     let report = turn.answer.audit.clone().expect("an audit report");
     assert_eq!(report.themes_analyzed, None);
     assert_eq!(report.findings.len(), 1, "{:?}", report.findings);
