@@ -109,6 +109,53 @@ async fn ghostscript_made_pdfs_keep_their_body_text() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn words_a_pdf_places_apart_are_stored_apart() {
+    // Regression: groff-typeset manuals came out with glued words ("hierarchyisdivided",
+    // "movedtothe"), so their quotes were not what a PDF viewer shows and their words were
+    // not found by search. poppler's pdftotext reads them as a viewer shows them.
+    let t = TestLib::new().await;
+    let p = t.profile("alice").await;
+    let doc = ingest_fixture(&t.lib, &p, "groff-manual.pdf").await;
+    let page = t
+        .lib
+        .store()
+        .page_text(&p.id, &doc.id, 1)
+        .await
+        .unwrap()
+        .unwrap();
+    for words in [
+        "Each archive hierarchy is divided into sections",
+        "Boxes older than seven years are moved to the",
+    ] {
+        assert!(page.contains(words), "{words:?} in {page:?}");
+    }
+    let details = t.lib.document(&p, &doc.id).await.unwrap();
+    assert_eq!(
+        details.extractors.get("poppler"),
+        Some(&1),
+        "{:?}",
+        details.extractors
+    );
+    let hits = t
+        .lib
+        .search(
+            &p,
+            &policypal::library::SearchRequest {
+                query: "moved to the basement store".into(),
+                k: 1,
+                ..Default::default()
+            },
+        )
+        .await
+        .unwrap();
+    assert!(
+        hits[0].hit.text.contains("seven years are moved to the"),
+        "{:?}",
+        hits[0].hit.text
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn pages_without_text_are_reported_and_skipped() {
     let t = TestLib::new().await;
     let p = t.profile("alice").await;

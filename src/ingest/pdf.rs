@@ -1,12 +1,17 @@
 //! PDF → per-page text (run inside the extraction worker process, see `worker`).
 //!
 //! Owns: checking that bytes are a readable PDF (not encrypted, within the page limit) and
-//! extracting each physical page's text with `pdf-extract`, falling back to lopdf's own text
-//! extraction for a page that panics, errors, or comes back suspiciously empty (pdf-extract
-//! silently drops the body text of some Ghostscript-made PDFs). The pages are shared out among
-//! one scoped thread per core, each page under its own `catch_unwind`; what unwinding cannot
-//! catch (a stack overflow, memory exhaustion, a hang) ends the worker, not the app.
-//! Must not: clean text, chunk, or touch any store.
+//! extracting each physical page's text. The primary is poppler's `pdftotext` (installed with
+//! the app for OCR's renderer anyway): it places the words by their positions, as a PDF viewer
+//! shows them, where `pdf-extract` glues the words of PDFs that position each word instead of
+//! writing spaces ("hierarchyisdivided" in a groff manual) — quotes must be what a reader
+//! sees. A page `pdftotext` leaves empty, or every page when it is missing or fails, is read
+//! with `pdf-extract`, falling back to lopdf's own text extraction for a page that panics,
+//! errors, or comes back suspiciously empty (pdf-extract silently drops the body text of some
+//! Ghostscript-made PDFs). Those pages are shared out among one scoped thread per core, each
+//! page under its own `catch_unwind`; what unwinding cannot catch (a stack overflow, memory
+//! exhaustion, a hang) ends the worker, not the app; `pdftotext` runs as the worker's child,
+//! under its limits. Must not: clean text, chunk, or touch any store.
 
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
@@ -18,7 +23,9 @@ use super::IngestError;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Extractor {
-    /// `pdf-extract` (layout-aware, the primary).
+    /// poppler's `pdftotext` (the primary).
+    Poppler,
+    /// `pdf-extract` (the first fallback).
     PdfExtract,
     /// lopdf's content-stream text extraction (the fallback).
     Lopdf,
@@ -32,6 +39,7 @@ impl Extractor {
     /// Stored spelling.
     pub fn as_str(self) -> &'static str {
         match self {
+            Self::Poppler => "poppler",
             Self::PdfExtract => "pdf_extract",
             Self::Lopdf => "lopdf",
             Self::None => "none",
@@ -121,10 +129,88 @@ fn is_truncated(bytes: &[u8]) -> bool {
     !tail.windows(5).any(|w| w == b"%%EOF")
 }
 
+/// poppler's text extractor.
+pub const PDFTOTEXT: &str = "pdftotext";
+
+/// Longest `pdftotext` may take before it is stopped and the pages are read by the fallback
+/// (which then has the rest of the extraction's time limit): poppler reads ~100 pages a second,
+/// so only a file built to make it loop gets near this.
+const PDFTOTEXT_SECS: u64 = 120;
+
+/// Every page's text as `pdftotext` reads it (UTF-8, reading order), `None` when the program is
+/// missing, fails, runs over [`PDFTOTEXT_SECS`], or does not return one text per page (`pages`).
+fn poppler_pages(bytes: &[u8], pages: usize) -> Option<Vec<String>> {
+    use std::io::{Read, Write};
+    use std::process::{Command, Stdio};
+    let mut child = Command::new(PDFTOTEXT)
+        .args(["-enc", "UTF-8", "-q", "-", "-"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .ok()?;
+    // The PDF goes in and the text comes out on threads of their own, so neither pipe fills
+    // up while this one watches the clock.
+    let mut stdin = child.stdin.take()?;
+    let mut stdout = child.stdout.take()?;
+    let input = bytes.to_vec();
+    let feeder = std::thread::spawn(move || stdin.write_all(&input));
+    let reader = std::thread::spawn(move || {
+        let mut out = Vec::new();
+        stdout.read_to_end(&mut out).map(|_| out)
+    });
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(PDFTOTEXT_SECS);
+    let status = loop {
+        match child.try_wait() {
+            Ok(Some(status)) => break Some(status),
+            Ok(None) if std::time::Instant::now() < deadline => {
+                std::thread::sleep(std::time::Duration::from_millis(20));
+            }
+            _ => {
+                // Over time (or unwaitable): stopped, and the pages go to the fallback.
+                let _ = child.kill();
+                let _ = child.wait();
+                break None;
+            }
+        }
+    };
+    let fed = feeder.join().ok().is_some_and(|r| r.is_ok());
+    let out = reader.join().ok()?.ok()?;
+    if !fed || !status?.success() {
+        return None;
+    }
+    let text = String::from_utf8_lossy(&out);
+    // One form feed after each page.
+    let mut texts: Vec<String> = text.split('\u{c}').map(str::to_owned).collect();
+    if texts.last().is_some_and(|t| t.trim().is_empty()) && texts.len() == pages + 1 {
+        texts.pop();
+    }
+    (texts.len() == pages).then_some(texts)
+}
+
 /// Extracts every page's text (in the extraction worker: see `worker`).
 pub fn extract_blocking(bytes: &[u8]) -> Result<Vec<RawPage>, IngestError> {
     let doc = load(bytes)?;
-    let pages: Vec<(u32, pdf_extract::ObjectId)> = doc.get_pages().into_iter().collect();
+    let mut pages: Vec<(u32, pdf_extract::ObjectId)> = doc.get_pages().into_iter().collect();
+    let mut read: Vec<RawPage> = Vec::new();
+    if let Some(texts) = poppler_pages(bytes, pages.len()) {
+        // Pages in page-number order, as `pdftotext` writes them.
+        pages.sort_by_key(|(number, _)| *number);
+        let mut rest = Vec::new();
+        for ((number, id), text) in pages.into_iter().zip(texts) {
+            if visible_chars(&text) > 0 {
+                read.push(RawPage {
+                    number,
+                    text,
+                    extractor: Extractor::Poppler,
+                    has_images: false,
+                });
+            } else {
+                rest.push((number, id));
+            }
+        }
+        pages = rest;
+    }
     // Pages are independent: one thread per core, pages dealt out in turn so that long and
     // short pages spread evenly (the benchmark file: 0.53 s on one core).
     let threads = std::thread::available_parallelism()
@@ -153,6 +239,7 @@ pub fn extract_blocking(bytes: &[u8]) -> Result<Vec<RawPage>, IngestError> {
             Ok::<_, IngestError>(all)
         })
     })?;
+    out.extend(read);
     out.sort_by_key(|p| p.number);
     Ok(out)
 }

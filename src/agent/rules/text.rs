@@ -22,10 +22,13 @@ const ABBREVIATIONS: [&str; 14] = [
     "e.g", "i.e", "etc", "cf", "vs", "no", "sec", "art", "para", "fig", "mr", "dr", "inc", "st",
 ];
 
+/// Bullet glyphs that open a list item.
+const BULLETS: [char; 6] = ['•', '◦', '▪', '‣', '●', '○'];
+
 /// Splits a passage into sentences. Boundaries: `.`, `!` or `?` followed by whitespace and an
 /// upper-case letter, digit or quote; blank lines; a short title line followed by a new line
-/// that starts upper-case. Abbreviations ("e.g.", "para.") and numbers ("2.1") do not end a
-/// sentence.
+/// that starts upper-case; a new line that starts with a bullet. Abbreviations ("e.g.",
+/// "para.") and numbers ("2.1") do not end a sentence.
 pub fn sentences(passage: &str) -> Vec<Sentence> {
     let bytes = passage.as_bytes();
     let mut out = Vec::new();
@@ -56,8 +59,13 @@ pub fn sentences(passage: &str) -> Vec<Sentence> {
             let heading_like = line.chars().count() < 60
                 && !line.ends_with(['.', ',', ';', ':', '-'])
                 && line.chars().any(char::is_alphabetic);
-            if bytes.get(i + 1) == Some(&b'\n') || (next_upper && heading_like) {
-                // A blank line, or a short title line followed by a new sentence.
+            // A line that opens with a bullet is a list item of its own, whatever the line
+            // before it ends with (the text of one item does not run into the next).
+            let bullet = passage[i + 1..]
+                .trim_start_matches([' ', '\t'])
+                .starts_with(BULLETS);
+            if bytes.get(i + 1) == Some(&b'\n') || (next_upper && heading_like) || bullet {
+                // A blank line, a short title line followed by a new sentence, or a bullet.
                 push(&mut out, start, i);
                 start = i + 1;
             }
@@ -515,6 +523,21 @@ mod tests {
             .map(|s| s.text)
             .collect();
         assert_eq!(kept, ["3D printing is allowed.", "2FA is required."]);
+    }
+
+    #[test]
+    fn each_bulleted_line_is_a_sentence_of_its_own() {
+        let passage = "The lists are:\n• alerts@example.org, for outages. Everyone reads it.\n• chat@example.org, for anything else\n  that does not fit.";
+        let texts: Vec<String> = sentences(passage).into_iter().map(|s| s.text).collect();
+        assert_eq!(
+            texts,
+            [
+                "The lists are:",
+                "• alerts@example.org, for outages.",
+                "Everyone reads it.",
+                "• chat@example.org, for anything else\n  that does not fit."
+            ]
+        );
     }
 
     #[test]
