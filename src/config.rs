@@ -108,6 +108,9 @@ pub struct Limits {
     pub extract_memory_mb: u64,
     /// Most characters of text one PDF may yield (a text bomb is refused beyond).
     pub max_text_chars: usize,
+    /// Read text with poppler's `pdftotext` first (the default); `false` keeps to the built-in
+    /// extractors (pdf-extract, lopdf).
+    pub poppler: bool,
 }
 
 impl Default for Limits {
@@ -119,6 +122,7 @@ impl Default for Limits {
             ingest_lease_secs: 120,
             extract_memory_mb: 2048,
             max_text_chars: 20_000_000,
+            poppler: true,
         }
     }
 }

@@ -148,6 +148,9 @@ pub struct IngestReport {
     pub timings: StageTimings,
 }
 
+/// Longest search query, in characters (a question, or a statement the agent searches for).
+pub const MAX_QUERY_CHARS: usize = 4000;
+
 /// What to search and where.
 #[derive(Debug, Clone, Default)]
 pub struct SearchRequest {
@@ -1016,7 +1019,7 @@ impl Library {
         if query.is_empty() {
             return Err(Error::InvalidInput("the search query is empty".into()));
         }
-        if query.chars().count() > 4000 {
+        if query.chars().count() > MAX_QUERY_CHARS {
             return Err(Error::InvalidInput(
                 "the search query is longer than 4,000 characters".into(),
             ));

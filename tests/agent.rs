@@ -472,6 +472,39 @@ async fn compare_between_versions_finds_added_and_dropped_sentences_anywhere_in_
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_policy_paragraph_without_full_stops_is_audited_not_refused_as_a_long_query() {
+    // Regression: a policy whose paragraph runs on without a full stop made one "statement" of
+    // over 4,000 characters, and searching for it ended the audit with "the search query is
+    // longer than 4,000 characters".
+    let t = TestLib::new().await;
+    let p = t.profile("alice").await;
+    let reg = ingest_fixture(&t.lib, &p, "capital-2024.pdf").await;
+    let clause = "the treasury desk reviews the liquidity position with the risk officer and records the outcome in the daily log";
+    let lines: Vec<String> = (0..45).map(|i| format!("item {i}: {clause},")).collect();
+    let mut page = lines.join("\n");
+    page.push_str(
+        "\nand the bank keeps a total capital ratio of 6 per cent of its risk-weighted assets.",
+    );
+    assert!(page.len() > 4000);
+    let path = write(t.dir(), "run-on.pdf", &make_pdf(&[page]));
+    let mut req = IngestRequest::file(path);
+    req.doc_type = policypal::store::DocType::Policy;
+    let policy = ingest(&t.lib, &p, req).await.unwrap().document;
+    let turn = ask_ok(
+        &Agent::new(&t.lib),
+        &p,
+        AskRequest {
+            documents: vec![policy.id.clone(), reg.id.clone()],
+            action: Some(Action::Audit),
+            ..ask("Audit the run-on policy against the capital guidelines")
+        },
+    )
+    .await;
+    assert_eq!(turn.answer.status, Status::Answered, "{}", turn.answer.text);
+    assert!(turn.answer.audit.is_some());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn audit_flags_rule_conflicts_with_verified_clauses_and_passes_a_compliant_text() {
     let t = TestLib::new().await;
     let p = t.profile("alice").await;

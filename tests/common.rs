@@ -161,7 +161,9 @@ pub async fn ask_ok(
         .unwrap()
 }
 
-/// A PDF whose pages hold the given lines of text (Helvetica, one text object per page).
+/// A PDF whose pages hold the given lines of text (Helvetica, one text object per page). The
+/// pages are as large as the longest line and the most lines need: text outside a page is not
+/// shown by a PDF viewer, and not read by pdftotext.
 pub fn make_pdf(pages: &[String]) -> Vec<u8> {
     use lopdf::content::{Content, Operation};
     use lopdf::{Document, Object, Stream, dictionary};
@@ -171,13 +173,23 @@ pub fn make_pdf(pages: &[String]) -> Vec<u8> {
         "Type" => "Font", "Subtype" => "Type1", "BaseFont" => "Helvetica",
     });
     let resources_id = doc.add_object(dictionary! { "Font" => dictionary! { "F1" => font_id } });
+    // Helvetica at 10 points: under 7 points a character, 12 points a line.
+    let longest = pages
+        .iter()
+        .flat_map(|p| p.lines())
+        .map(|l| l.chars().count())
+        .max()
+        .unwrap_or(0);
+    let most_lines = pages.iter().map(|p| p.lines().count()).max().unwrap_or(0);
+    let width = i64::try_from(80 + 7 * longest).unwrap().max(595);
+    let height = i64::try_from(84 + 12 * most_lines).unwrap().max(842);
     let mut kids: Vec<Object> = Vec::new();
     for text in pages {
         let mut ops = vec![
             Operation::new("BT", vec![]),
             Operation::new("Tf", vec!["F1".into(), 10.into()]),
             Operation::new("TL", vec![12.into()]),
-            Operation::new("Td", vec![40.into(), 800.into()]),
+            Operation::new("Td", vec![40.into(), (height - 42).into()]),
         ];
         for line in text.lines() {
             ops.push(Operation::new("Tj", vec![Object::string_literal(line)]));
@@ -196,7 +208,7 @@ pub fn make_pdf(pages: &[String]) -> Vec<u8> {
         pages_id,
         Object::Dictionary(dictionary! {
             "Type" => "Pages", "Kids" => kids, "Count" => count, "Resources" => resources_id,
-            "MediaBox" => vec![0.into(), 0.into(), 595.into(), 842.into()],
+            "MediaBox" => vec![0.into(), 0.into(), width.into(), height.into()],
         }),
     );
     let catalog_id = doc.add_object(dictionary! { "Type" => "Catalog", "Pages" => pages_id });

@@ -132,14 +132,14 @@ fn is_truncated(bytes: &[u8]) -> bool {
 /// poppler's text extractor.
 pub const PDFTOTEXT: &str = "pdftotext";
 
-/// Longest `pdftotext` may take before it is stopped and the pages are read by the fallback
-/// (which then has the rest of the extraction's time limit): poppler reads ~100 pages a second,
-/// so only a file built to make it loop gets near this.
+/// How long `pdftotext` may take when the caller sets no limit ([`extract_blocking`]): poppler
+/// reads ~100 pages a second, so only a file built to make it loop gets near this.
 const PDFTOTEXT_SECS: u64 = 120;
 
 /// Every page's text as `pdftotext` reads it (UTF-8, reading order), `None` when the program is
-/// missing, fails, runs over [`PDFTOTEXT_SECS`], or does not return one text per page (`pages`).
-fn poppler_pages(bytes: &[u8], pages: usize) -> Option<Vec<String>> {
+/// missing, fails, runs over `secs` (it is then stopped, and the pages go to the built-in
+/// extractors), or does not return one text per page (`pages`).
+fn poppler_pages(bytes: &[u8], pages: usize, secs: u64) -> Option<Vec<String>> {
     use std::io::{Read, Write};
     use std::process::{Command, Stdio};
     let mut child = Command::new(PDFTOTEXT)
@@ -159,7 +159,7 @@ fn poppler_pages(bytes: &[u8], pages: usize) -> Option<Vec<String>> {
         let mut out = Vec::new();
         stdout.read_to_end(&mut out).map(|_| out)
     });
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(PDFTOTEXT_SECS);
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(secs);
     let status = loop {
         match child.try_wait() {
             Ok(Some(status)) => break Some(status),
@@ -188,12 +188,21 @@ fn poppler_pages(bytes: &[u8], pages: usize) -> Option<Vec<String>> {
     (texts.len() == pages).then_some(texts)
 }
 
-/// Extracts every page's text (in the extraction worker: see `worker`).
+/// Extracts every page's text, `pdftotext` first (given [`PDFTOTEXT_SECS`]).
 pub fn extract_blocking(bytes: &[u8]) -> Result<Vec<RawPage>, IngestError> {
+    extract_with(bytes, PDFTOTEXT_SECS)
+}
+
+/// Extracts every page's text (in the extraction worker: see `worker`): `pdftotext` first when
+/// `poppler_secs` is not 0, for at most that long, else the built-in extractors alone.
+pub fn extract_with(bytes: &[u8], poppler_secs: u64) -> Result<Vec<RawPage>, IngestError> {
     let doc = load(bytes)?;
     let mut pages: Vec<(u32, pdf_extract::ObjectId)> = doc.get_pages().into_iter().collect();
     let mut read: Vec<RawPage> = Vec::new();
-    if let Some(texts) = poppler_pages(bytes, pages.len()) {
+    let poppler = (poppler_secs > 0)
+        .then(|| poppler_pages(bytes, pages.len(), poppler_secs))
+        .flatten();
+    if let Some(texts) = poppler {
         // Pages in page-number order, as `pdftotext` writes them.
         pages.sort_by_key(|(number, _)| *number);
         let mut rest = Vec::new();

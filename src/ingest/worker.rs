@@ -32,6 +32,10 @@ use crate::config::Limits;
 
 /// The first argument that makes this program an extraction worker.
 pub const WORKER_ARG: &str = "--policypal-extract-worker";
+/// The extraction task's argument giving `pdftotext` its time in seconds (0: not used,
+/// `limits.poppler = false`): half the extraction's limit, so that the built-in extractors
+/// have the other half when it is stopped.
+const POPPLER_SECS: &str = "--poppler-secs=";
 
 /// Time the structural check may take (it parses the file, nothing more).
 const INSPECT_BUDGET: Duration = Duration::from_secs(60);
@@ -300,12 +304,18 @@ impl Worker {
         limits: &Limits,
         budget: Duration,
     ) -> Result<Reply, IngestError> {
+        let poppler_secs = if limits.poppler {
+            (limits.extract_timeout_secs / 2).max(1)
+        } else {
+            0
+        };
+        let extra = [format!("{POPPLER_SECS}{poppler_secs}")];
         let Started {
             mut child,
             stdout,
             stderr,
             feed,
-        } = self.start(task, limits, &[], false, bytes)?;
+        } = self.start(task, limits, &extra, false, bytes)?;
         // Characters as JSON: escapes take up to six bytes, and the page records a little more.
         let cap = (limits.max_text_chars as u64).saturating_mul(6) + 1024 * 1024;
         let read_out = async move {
@@ -415,15 +425,22 @@ pub fn serve_if_asked() -> Option<i32> {
             Ok(n) => Reply::Pages(n),
             Err(e) => Reply::Refused(e),
         },
-        Task::Extract => match pdf::extract_blocking(&bytes) {
-            Ok(pages)
-                if pages.iter().map(|p| p.text.chars().count()).sum::<usize>() > max_chars =>
-            {
-                Reply::Refused(IngestError::TooMuchText { max: max_chars })
+        Task::Extract => {
+            let poppler_secs = args
+                .get(5)
+                .and_then(|a| a.strip_prefix(POPPLER_SECS))
+                .and_then(|n| n.parse().ok())
+                .unwrap_or(0);
+            match pdf::extract_with(&bytes, poppler_secs) {
+                Ok(pages)
+                    if pages.iter().map(|p| p.text.chars().count()).sum::<usize>() > max_chars =>
+                {
+                    Reply::Refused(IngestError::TooMuchText { max: max_chars })
+                }
+                Ok(pages) => Reply::Text(pages),
+                Err(e) => Reply::Refused(e),
             }
-            Ok(pages) => Reply::Text(pages),
-            Err(e) => Reply::Refused(e),
-        },
+        }
     };
     let mut out = std::io::stdout().lock();
     match serde_json::to_writer(&mut out, &reply) {

@@ -17,7 +17,7 @@ use crate::agent::rules::audit::{self, Deontic};
 use crate::agent::rules::text;
 use crate::agent::types::*;
 use crate::agent::{Agent, Emit};
-use crate::library::SearchRequest;
+use crate::library::{MAX_QUERY_CHARS, SearchRequest};
 use crate::store::{DocType, Document, Profile};
 
 /// Most statements of a source examined (a document source is sampled evenly down to this).
@@ -128,7 +128,9 @@ impl Agent<'_> {
                             .search(
                                 profile,
                                 &SearchRequest {
-                                    query: q,
+                                    // A run-on "statement" (a paragraph without full stops)
+                                    // is searched by its beginning.
+                                    query: text::clip(&q, MAX_QUERY_CHARS).to_owned(),
                                     k: PER_STATEMENT,
                                     documents: vec![t.id.clone()],
                                     ..SearchRequest::default()

@@ -29,7 +29,7 @@ use crate::agent::rules::audit::Statement;
 use crate::agent::rules::{grounding, text};
 use crate::agent::types::*;
 use crate::agent::{Agent, Emit};
-use crate::library::SearchRequest;
+use crate::library::{MAX_QUERY_CHARS, SearchRequest};
 use crate::llm::{ChatModel, LlmError, Message};
 use crate::store::{Document, Profile};
 
@@ -243,7 +243,7 @@ impl Agent<'_> {
             }
             // The theme and its closest statement as one query: the name alone is vague.
             let query = match closest.first() {
-                Some(s) => format!("{theme}: {s}"),
+                Some(s) => format!("{theme}: {}", text::clip(s, MAX_QUERY_CHARS / 2)),
                 None => theme.clone(),
             };
             for (t, _) in per_target {
