@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Builds the corpora of the unseen-document probes (README, "Unseen documents") from files
+# Debian ships: licences printed with enscript | ps2pdf, the shared-MIME-info spec, dpkg's
+# triggers spec and the man-db manual. Needs enscript, ghostscript, shared-mime-info,
+# dpkg-dev's docs and man-db's docs (the packages of a Debian 12 desktop).
+#   bash scripts/probes/corpus.sh OUT
+#   policypal --data-dir D eval scripts/probes/probe1.jsonl --corpus OUT/probe1 --out r.jsonl
+#   python3 ../shared/eval/score.py --questions scripts/probes/probe1.jsonl --results r.jsonl --corpus OUT/probe1
+set -euo pipefail
+out=${1:?usage: corpus.sh OUT}
+mkdir -p "$out"/probe1 "$out"/probe2 "$out"/probe3 "$out"/probe3-audits "$out"/probe4
+licence() {  # licence NAME DIR: /usr/share/common-licenses/NAME -> DIR/NAME.pdf
+  enscript -q -B -f Courier10 -p "/tmp/$1.ps" "/usr/share/common-licenses/$1"
+  ps2pdf "/tmp/$1.ps" "$2/$1.pdf"
+  rm -f "/tmp/$1.ps"
+}
+for l in Apache-2.0 MPL-2.0 GPL-3 LGPL-2.1; do licence "$l" "$out/probe1"; done
+for l in Apache-2.0 MPL-2.0 GPL-3 LGPL-2.1 GPL-2 LGPL-3 MPL-1.1; do licence "$l" "$out/probe2"; done
+cp /usr/share/doc/shared-mime-info/shared-mime-info-spec.pdf "$out/probe3/"
+enscript -q -B -f Courier10 -p /tmp/triggers.ps /usr/share/doc/dpkg/spec/triggers.txt
+ps2pdf /tmp/triggers.ps "$out/probe3/dpkg-triggers.pdf" && rm -f /tmp/triggers.ps
+cp "$out"/probe3/*.pdf "$out/probe3-audits/"
+for l in Apache-2.0 MPL-2.0 GPL-3; do cp "$out/probe1/$l.pdf" "$out/probe3-audits/"; done
+zcat /usr/share/doc/man-db/man-db-manual.ps.gz > /tmp/man-db-manual.ps
+ps2pdf /tmp/man-db-manual.ps "$out/probe4/man-db-manual.pdf" && rm -f /tmp/man-db-manual.ps
+cp /usr/share/doc/libtasn1-doc/libtasn1.pdf "$out/probe4/"
