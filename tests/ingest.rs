@@ -85,13 +85,18 @@ async fn chunks_map_back_to_exact_pages_and_offsets() {
     assert_eq!(details.indexed_chunks as i64, doc.chunk_count);
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn ghostscript_made_pdfs_keep_their_body_text() {
-    // enscript + ps2pdf output is where pdf-extract has dropped body text; whichever
-    // extractor reads it, every page must carry the body.
+/// A fixture ingested into a new library, and its first page's stored text.
+async fn first_page_of(
+    name: &str,
+) -> (
+    TestLib,
+    policypal::store::Profile,
+    policypal::store::Document,
+    String,
+) {
     let t = TestLib::new().await;
     let p = t.profile("alice").await;
-    let doc = ingest_fixture(&t.lib, &p, "retention-policy.pdf").await;
+    let doc = ingest_fixture(&t.lib, &p, name).await;
     let page = t
         .lib
         .store()
@@ -99,6 +104,14 @@ async fn ghostscript_made_pdfs_keep_their_body_text() {
         .await
         .unwrap()
         .unwrap();
+    (t, p, doc, page)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn ghostscript_made_pdfs_keep_their_body_text() {
+    // enscript + ps2pdf output is where pdf-extract has dropped body text; whichever
+    // extractor reads it, every page must carry the body.
+    let (t, p, doc, page) = first_page_of("retention-policy.pdf").await;
     assert!(
         page.contains("Call recordings with customers are retained for ninety days"),
         "{page}"
@@ -113,16 +126,7 @@ async fn words_a_pdf_places_apart_are_stored_apart() {
     // Regression: groff-typeset manuals came out with glued words ("hierarchyisdivided",
     // "movedtothe"), so their quotes were not what a PDF viewer shows and their words were
     // not found by search. poppler's pdftotext reads them as a viewer shows them.
-    let t = TestLib::new().await;
-    let p = t.profile("alice").await;
-    let doc = ingest_fixture(&t.lib, &p, "groff-manual.pdf").await;
-    let page = t
-        .lib
-        .store()
-        .page_text(&p.id, &doc.id, 1)
-        .await
-        .unwrap()
-        .unwrap();
+    let (t, p, doc, page) = first_page_of("groff-manual.pdf").await;
     for words in [
         "Each archive hierarchy is divided into sections",
         "Boxes older than seven years are moved to the",
