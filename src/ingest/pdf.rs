@@ -136,6 +136,12 @@ pub const PDFTOTEXT: &str = "pdftotext";
 /// reads ~100 pages a second, so only a file built to make it loop gets near this.
 const PDFTOTEXT_SECS: u64 = 120;
 
+/// Seconds `pdftotext` always has, whatever the page count.
+const POPPLER_BASE_SECS: u64 = 10;
+/// The slowest reading `pdftotext` is given time for beyond [`POPPLER_BASE_SECS`], in pages a
+/// second (it reads ~100): 1,500 pages get 310 s, 50 pages 20 s.
+const POPPLER_MIN_PAGES_PER_SEC: u64 = 5;
+
 /// Every page's text as `pdftotext` reads it (UTF-8, reading order), `None` when the program is
 /// missing, fails, runs over `secs` (it is then stopped, and the pages go to the built-in
 /// extractors), or does not return one text per page (`pages`).
@@ -199,8 +205,13 @@ pub fn extract_with(bytes: &[u8], poppler_secs: u64) -> Result<Vec<RawPage>, Ing
     let doc = load(bytes)?;
     let mut pages: Vec<(u32, pdf_extract::ObjectId)> = doc.get_pages().into_iter().collect();
     let mut read: Vec<RawPage> = Vec::new();
+    // Poppler reads ~100 pages a second: far slower than the slowest speed allowed here is a
+    // file built to stall it (a decompression bomb), which the built-in extractors then
+    // refuse quickly.
+    let budget =
+        poppler_secs.min(POPPLER_BASE_SECS + pages.len() as u64 / POPPLER_MIN_PAGES_PER_SEC);
     let poppler = (poppler_secs > 0)
-        .then(|| poppler_pages(bytes, pages.len(), poppler_secs))
+        .then(|| poppler_pages(bytes, pages.len(), budget))
         .flatten();
     if let Some(texts) = poppler {
         // Pages in page-number order, as `pdftotext` writes them.
