@@ -90,10 +90,10 @@ impl Agent<'_> {
     }
 
     /// [`Self::cite`], with the quote begun at the sentence before it when it points back at
-    /// that sentence ("… subscribed to this list." after the sentence naming the list; see
-    /// [`extractive::lead_start`]), read on the page so that a chunk's edge does not cut the
-    /// two apart. `quoted`: the citations made so far (a sentence one of them holds is not
-    /// quoted twice).
+    /// that sentence ("… must sign this register." after the sentence naming the register;
+    /// see [`extractive::lead_start`]), read on the page so that a chunk's edge does not cut
+    /// the two apart. `quoted`: the citations made so far (a sentence one of them holds is
+    /// not quoted twice).
     pub(in crate::agent) async fn cite_with_lead(
         &self,
         profile: &Profile,
@@ -102,23 +102,8 @@ impl Agent<'_> {
         sentence: &str,
         quoted: &[Citation],
     ) -> Result<Option<Citation>, Error> {
-        let Some(mut c) = self.cite(profile, e, doc_char, sentence).await? else {
-            return Ok(None);
-        };
-        let store = self.lib.store();
-        if let Some(page_text) = store.page_text(&profile.id, &c.document_id, c.page).await?
-            && let Some(at) = page_text.find(&c.quote)
-        {
-            let same_page: Vec<&str> = quoted
-                .iter()
-                .filter(|q| q.document_id == c.document_id && q.page == c.page)
-                .map(|q| q.quote.as_str())
-                .collect();
-            let end = at + c.quote.len();
-            let begins = extractive::lead_start(&page_text, at, end, &same_page);
-            c.quote = page_text[begins..end].to_owned();
-        }
-        Ok(Some(c))
+        self.cite_placed(profile, e, doc_char, sentence, Some(quoted))
+            .await
     }
 
     /// A citation for a sentence at `doc_char`, with the quote checked verbatim on its page.
@@ -129,6 +114,19 @@ impl Agent<'_> {
         doc_char: u64,
         sentence: &str,
     ) -> Result<Option<Citation>, Error> {
+        self.cite_placed(profile, e, doc_char, sentence, None).await
+    }
+
+    /// [`Self::cite`] and [`Self::cite_with_lead`]: the page that holds `doc_char`, then
+    /// [`Self::cite_on_page`].
+    async fn cite_placed(
+        &self,
+        profile: &Profile,
+        e: &Evidence,
+        doc_char: u64,
+        sentence: &str,
+        lead: Option<&[Citation]>,
+    ) -> Result<Option<Citation>, Error> {
         let store = self.lib.store();
         let starts = store.page_starts(&profile.id, &e.document_id).await?;
         let page = starts
@@ -136,19 +134,15 @@ impl Agent<'_> {
             .rev()
             .find(|(_, s)| *s as u64 <= doc_char)
             .map_or(e.page, |(p, _)| *p);
-        self.cite_on_page(
-            profile,
-            &e.document_id,
-            page,
-            &e.chunk_id,
-            text::clip(sentence, text::QUOTE_CHARS),
-        )
-        .await
+        let quote = text::clip(sentence, text::QUOTE_CHARS);
+        self.cite_on_page(profile, &e.document_id, page, &e.chunk_id, quote, lead)
+            .await
     }
 
     /// A citation of `quote` on page `page` of a document of `profile`, if the page holds it
-    /// (the tolerant matcher of `text::find_quote`; the quote as the page has it). A document
-    /// the profile does not have is an error.
+    /// (the tolerant matcher of `text::find_quote`; the quote as the page has it), begun at the
+    /// sentence it points back at when `lead` holds the citations made so far (one read of the
+    /// page either way). A document the profile does not have is an error.
     pub(in crate::agent) async fn cite_on_page(
         &self,
         profile: &Profile,
@@ -156,21 +150,31 @@ impl Agent<'_> {
         page: u32,
         chunk_id: &str,
         quote: &str,
+        lead: Option<&[Citation]>,
     ) -> Result<Option<Citation>, Error> {
         let store = self.lib.store();
         let d = store.document(&profile.id, document_id).await?;
         let Some(page_text) = store.page_text(&profile.id, document_id, page).await? else {
             return Ok(None);
         };
-        let quote = if quote.trim().is_empty() {
+        let span = if quote.trim().is_empty() {
             return Ok(None);
-        } else if page_text.contains(quote) {
-            quote.to_owned()
-        } else if let Some((s, t)) = text::find_quote(&page_text, quote) {
-            page_text[s..t].to_owned()
+        } else if let Some(at) = page_text.find(quote) {
+            (at, at + quote.len())
+        } else if let Some(span) = text::find_quote(&page_text, quote) {
+            span
         } else {
             return Ok(None);
         };
+        let (mut start, end) = span;
+        if let Some(quoted) = lead {
+            let same_page: Vec<&str> = quoted
+                .iter()
+                .filter(|q| q.document_id == d.id && q.page == page)
+                .map(|q| q.quote.as_str())
+                .collect();
+            start = extractive::lead_start(&page_text, start, end, &same_page);
+        }
         let ocr_confidence = store
             .ocr_confidence(&profile.id, &d.id, page)
             .await?
@@ -183,7 +187,7 @@ impl Agent<'_> {
             file_name: d.file_name,
             page,
             chunk_id: chunk_id.to_owned(),
-            quote,
+            quote: page_text[start..end].to_owned(),
             url: None,
             ocr_confidence,
         }))

@@ -396,6 +396,16 @@ fn complete_citations(tail: &str) -> Vec<(usize, String)> {
         .collect()
 }
 
+/// The JSON object of a model's reply: from its first `{` to its last `}` (a fenced block or
+/// words around it are left out).
+pub(in crate::agent) fn json_object(reply: &str) -> Result<&str, String> {
+    let start = reply.find('{').ok_or("no JSON object in the reply")?;
+    let end = reply.rfind('}').ok_or("the JSON object is not closed")?;
+    reply
+        .get(start..=end)
+        .ok_or_else(|| "the JSON object is not closed".to_owned())
+}
+
 /// A reply without the --- line split before the JSON object that holds `"citations"`.
 fn split_at_citations(reply: &str) -> Option<(&str, &str)> {
     let key = reply.rfind("\"citations\"")?;

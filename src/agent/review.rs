@@ -408,7 +408,7 @@ impl Agent<'_> {
         let mut citations = Vec::new();
         for c in &reply.citations {
             let cited = self
-                .cite_on_page(&asker, &c.document_id, c.page, "", &c.quote)
+                .cite_on_page(&asker, &c.document_id, c.page, "", &c.quote, None)
                 .await?;
             let Some(cited) = cited else {
                 let d = store.document(&asker.id, &c.document_id).await?;

@@ -116,9 +116,7 @@ pub(in crate::agent) fn parse_route(reply: &str, ids: &HashSet<String>) -> Resul
         #[serde(default)]
         reason: String,
     }
-    let start = reply.find('{').ok_or("no JSON object in the reply")?;
-    let end = reply.rfind('}').ok_or("the JSON object is not closed")?;
-    let raw: Raw = serde_json::from_str(reply.get(start..=end).unwrap_or_default())
+    let raw: Raw = serde_json::from_str(crate::agent::model::json_object(reply)?)
         .map_err(|e| format!("the JSON object did not parse: {e}"))?;
     let action = Action::parse(&raw.action).ok_or_else(|| {
         format!(

@@ -23,7 +23,7 @@ use serde::Deserialize;
 use super::audit::{Candidate, Source};
 use crate::Error;
 use crate::agent::evidence::evidence_of;
-use crate::agent::model::complete_parsed;
+use crate::agent::model::{complete_parsed, json_object};
 use crate::agent::resolve;
 use crate::agent::rules::audit::Statement;
 use crate::agent::rules::{grounding, text};
@@ -476,16 +476,6 @@ struct ModelFinding {
 
 fn half() -> f32 {
     0.5
-}
-
-/// The JSON object of a reply (tolerating a fenced block or text around it).
-fn json_object(reply: &str) -> Result<&str, String> {
-    let start = reply.find('{').ok_or("no JSON object in the reply")?;
-    let end = reply.rfind('}').ok_or("no JSON object in the reply")?;
-    if end < start {
-        return Err("no JSON object in the reply".into());
-    }
-    Ok(&reply[start..=end])
 }
 
 /// Parses the model's findings.

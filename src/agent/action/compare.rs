@@ -67,8 +67,8 @@ impl Agent<'_> {
         }
         terms.retain(|t, _| !noise.contains(t));
         // Each document is searched for the subject alone: the names of the documents compared
-        // would pull up the passages that name them ("… or the GNU General Public License,
-        // Version 3.0" in another licence's definitions) instead of the ones on the subject.
+        // would pull up the passages that name them (another policy's definitions that
+        // mention "the Records Act, Version 3.0") instead of the ones on the subject.
         let subject: Vec<&str> = query
             .split_whitespace()
             .filter(|w| {

@@ -241,15 +241,7 @@ impl Agent<'_> {
                 }
             }
             let names = names.to_lowercase();
-            // "GPLv3" names the document "GPL-3" too.
-            missing.retain(|a| {
-                let a = a.to_lowercase();
-                let versioned = extractive::versioned(&a).is_some_and(|(name, number)| {
-                    extractive::contains_word(&names, name)
-                        && extractive::contains_word(&names, number)
-                });
-                !versioned && !extractive::contains_word(&names, &a)
-            });
+            missing.retain(|a| !extractive::names_anchor(&names, a));
         }
         // A question whose every ask wants a value ("within how many hours", "how often") is
         // not answered by quotes that hold none of that kind.

@@ -148,7 +148,7 @@ static QUANTITY: Pattern = LazyLock::new(|| {
         numbers = lexicon::number_words(),
     ))
 });
-/// An item of a list of conditions: "b) accompany it with …", "(c) Convey the object code …"
+/// An item of a list of conditions: "b) keep a copy …", "(c) Deliver the spare keys …"
 /// (a letter or roman numeral closed by a bracket, either case after it), "2. deliver …" (a
 /// number or a letter with a stop, lower case after it: "1. Definitions" is a heading).
 static LIST_ITEM: Pattern = LazyLock::new(|| {

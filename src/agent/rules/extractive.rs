@@ -142,9 +142,20 @@ pub fn missing_anchors(question: &str, texts: &[&str]) -> Vec<String> {
         .collect()
 }
 
-/// A name with a version glued on by "v" ("gplv3", "tlsv1.2"), as (name, number): texts
+/// Whether documents' names (`names`, lower case: titles and file names) name `anchor`: as a
+/// word, or, for a name with a glued version, by its name and number ("TLSv1.3" names a
+/// document "TLS-1.3").
+pub fn names_anchor(names: &str, anchor: &str) -> bool {
+    let a = anchor.to_lowercase();
+    contains_word(names, &a)
+        || versioned(&a).is_some_and(|(name, number)| {
+            contains_word(names, name) && contains_word(names, number)
+        })
+}
+
+/// A name with a version glued on by "v" ("tlsv1.2", "ipv6"), as (name, number): texts
 /// spell it out ("TLS … version 1.2"), so the anchor is met by the name and "version N".
-pub fn versioned(anchor: &str) -> Option<(&str, &str)> {
+fn versioned(anchor: &str) -> Option<(&str, &str)> {
     let at = anchor.rfind('v')?;
     let (name, number) = (&anchor[..at], &anchor[at + 1..]);
     let named = name.chars().count() >= 2 && name.chars().all(char::is_alphabetic);
@@ -222,7 +233,7 @@ pub struct Candidate {
 /// A sentence longer than a quote ([`QUOTE_CHARS`]) comes as its clause pieces
 /// ([`pieces`]), each a candidate: legal texts run one sentence over several hundred
 /// characters, and a quote clipped to its head would leave out the clause that answers
-/// ("… reinstated permanently if … you cure the violation prior to 30 days after …").
+/// ("… the archive may be reopened if … the request is filed within 30 days after …").
 pub fn candidates(evidence: &[Evidence]) -> Vec<Candidate> {
     let mut out = Vec::new();
     for (ei, e) in evidence.iter().enumerate() {
@@ -521,9 +532,9 @@ pub fn lead_start(page: &str, start: usize, end: usize, quoted: &[&str]) -> usiz
 /// its first word is a pronoun or connective of [`lexicon::BACK_OPENERS`] ("They must …",
 /// "Therefore …"; "It" too, but not "It is/was …", which usually opens a clause), or a
 /// demonstrative of [`lexicon::DEMONSTRATIVES`] anywhere in it is followed by a lower-case
-/// noun that `previous` holds ("… subscribed to this list." after the sentence
-/// naming the list). A capitalised noun after the demonstrative is a defined term or a part of
-/// the document ("this License", "these Rules"): it names itself. List labels ("•", "(a)",
+/// noun that `previous` holds ("… must sign this register." after the sentence naming the
+/// register). A capitalised noun after the demonstrative is a defined term or a part of the
+/// document ("this Policy", "these Rules"): it names itself. List labels ("•", "(a)",
 /// "2.") before the first word are skipped.
 pub fn refers_back(sentence: &str, previous: &str) -> bool {
     let words: Vec<&str> = sentence
@@ -673,6 +684,8 @@ mod tests {
             missing_anchors("Does TLSv1.3 allow static RSA?", &older),
             vec!["TLSv1.3".to_owned()]
         );
+        assert!(names_anchor("tls-1.3 tls-1.3.pdf", "TLSv1.3"));
+        assert!(!names_anchor("tls-1.2 tls-1.2.pdf", "TLSv1.3"));
         assert_eq!(versioned("ipv6"), Some(("ip", "6")));
         assert_eq!(versioned("nvme"), None);
         assert_eq!(versioned("c++17"), None);

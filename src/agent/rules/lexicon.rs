@@ -104,7 +104,7 @@ pub const MODALS: [&str; 9] = [
     "is encouraged to",
 ];
 
-/// Determiners that point back at something named before ("this list", "such bugs", "these
+/// Determiners that point back at something named before ("this register", "such records", "these
 /// files"); see `extractive::refers_back`.
 pub const DEMONSTRATIVES: [&str; 5] = ["this", "that", "these", "those", "such"];
 
