@@ -332,6 +332,52 @@ static NEGATIONS: LazyLock<Vec<String>> = LazyLock::new(|| {
 
 fn has_negation(l: &str) -> bool {
     NEGATIONS.iter().any(|n| l.contains(n.as_str()))
+        || l.split(|c: char| !c.is_alphanumeric())
+            .any(lexicon::is_avoidance)
+}
+
+/// Words that open a clause framing the main one: a condition, a time, a purpose or a reason
+/// ("if the console is not restricted", "so that no su is needed", "to make sure that this
+/// cannot happen"). What such a clause negates is its own business, not the rule's or the
+/// statement's.
+const SUBORDINATORS: [&str; 12] = [
+    " if ",
+    " when ",
+    " whenever ",
+    " unless ",
+    " once ",
+    " before ",
+    " after ",
+    " so that ",
+    " because ",
+    " since ",
+    " in order to ",
+    " to make sure ",
+];
+
+/// Where the main clause of a padded lower-case text begins: after the comma that closes a
+/// framing clause opening the text (a [`SUBORDINATORS`] word or an infinitive of purpose,
+/// "To keep …, "), else at 0.
+fn frame_end(l: &str) -> usize {
+    let opens = SUBORDINATORS.iter().any(|s| l.starts_with(s)) || l.starts_with(" to ");
+    match l.find(", ") {
+        Some(comma) if opens => comma + 1,
+        _ => 0,
+    }
+}
+
+/// The main clause of a padded lower-case text: a framing clause that opens it, up to its
+/// comma, is dropped ("To make sure that this cannot happen, you should …"), and the text
+/// ends where a framing clause begins ("… disable it if access is not restricted").
+fn main_clause(l: &str) -> String {
+    let rest = &l[frame_end(l)..];
+    let cut = SUBORDINATORS
+        .iter()
+        .filter_map(|s| rest.find(s))
+        .filter(|&i| i > 0)
+        .min()
+        .unwrap_or(rest.len());
+    format!("{} ", &rest[..cut])
 }
 
 fn has_removal(l: &str) -> bool {
@@ -357,6 +403,9 @@ pub fn clause(sentence: &str) -> Option<Clause> {
         .is_some_and(|re| re.is_match(sentence.trim_start()));
     let sentence = strip_marker(sentence);
     let l = strip_conditions(&lower(sentence));
+    // The rule is in the main clause: a framing clause before it ("To make sure that this
+    // cannot happen, you should set a password") holds no modal of the rule's.
+    let l = l[frame_end(&l)..].to_owned();
     // "Should any part … be judged invalid": a condition, not a recommendation. A rule
     // whose subject is a pronoun ("This should not be included …") cannot be matched
     // without the sentence before it.
@@ -488,7 +537,7 @@ pub fn clause(sentence: &str) -> Option<Clause> {
             | "be sure"
             | ""
     );
-    let positive_content = positive(&governed);
+    let positive_content = positive(&main_clause(&governed));
     let positive = match deontic {
         Deontic::Prohibition if neither => has_removal(&governed),
         Deontic::Prohibition => !positive_content,
@@ -701,7 +750,7 @@ pub fn statement(sentence: &str) -> Statement {
         parts.push(Part {
             text: p.trim().to_owned(),
             terms: terms(&padded),
-            positive: positive(&padded),
+            positive: positive(&main_clause(&padded)),
             quantifier_only: has_negation(&padded) && !verbal,
             negated,
         });
@@ -978,6 +1027,38 @@ mod tests {
                 rule
             ),
             None
+        );
+    }
+
+    #[test]
+    fn negations_inside_a_framing_clause_do_not_turn_the_rule_or_the_statement() {
+        // A purpose clause before the rule, a condition after it.
+        let rule = "To make sure that nobody can reopen the safe, you should change its code after each shift.";
+        let c = clause(rule);
+        assert_eq!(
+            c.as_ref().map(|c| (c.deontic, c.positive)),
+            Some((Deontic::Obligation, true))
+        );
+        assert_eq!(
+            conflict("Change the safe's code after each shift.", rule),
+            None
+        );
+        let rule = "You should lock the archive room if the guard is not on duty.";
+        assert_eq!(clause(rule).map(|c| c.positive), Some(true));
+        assert_eq!(
+            conflict("Lock the archive room when the guard is away.", rule),
+            None
+        );
+        // An avoidance verb negates what it governs; a statement's own purpose clause does
+        // not negate what it does.
+        let rule = "Staff should avoid any use of shared archive accounts and use their own accounts instead.";
+        assert_eq!(clause(rule).map(|c| c.positive), Some(false));
+        assert_eq!(
+            conflict(
+                "Staff use the shared archive accounts so that no personal account is needed.",
+                rule
+            ),
+            Some(AuditRule::ProhibitionBreached)
         );
     }
 

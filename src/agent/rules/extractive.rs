@@ -234,21 +234,44 @@ pub struct Candidate {
 /// ([`pieces`]), each a candidate: legal texts run one sentence over several hundred
 /// characters, and a quote clipped to its head would leave out the clause that answers
 /// ("… the archive may be reopened if … the request is filed within 30 days after …").
+///
+/// A question the document asks itself ("Can I update the system automatically?" in a FAQ, a
+/// rhetorical "What does this mean?") answers nothing: it is no candidate, and its words count
+/// for the [`ANSWER_SENTENCES`] sentences after it in its passage, which answer it — "Yes. You
+/// can use cron-apt …" matches a question about automatic updates through the question it
+/// answers.
 pub fn candidates(evidence: &[Evidence]) -> Vec<Candidate> {
     let mut out = Vec::new();
     for (ei, e) in evidence.iter().enumerate() {
         let mut position = 0;
+        let mut asked: Option<(HashSet<String>, usize)> = None;
         for s in sentences(&e.text) {
             if super::text::looks_like_heading(&s.text) {
                 position += 1;
                 continue;
             }
+            if is_question(&s.text) {
+                asked = Some((stems(&s.text), ANSWER_SENTENCES));
+                position += 1;
+                continue;
+            }
+            let inherited = match &asked {
+                Some((words, left)) if *left > 0 => words.clone(),
+                _ => HashSet::new(),
+            };
             for piece in pieces(&s, QUOTE_CHARS) {
                 let letters = piece.text.chars().filter(|c| c.is_alphabetic()).count();
                 if letters >= MIN_LETTERS {
+                    let mut own = stems(&piece.text);
+                    own.extend(inherited.iter().cloned());
+                    if let Some((_, left)) = &mut asked
+                        && *left > 0
+                    {
+                        *left -= 1;
+                    }
                     out.push(Candidate {
                         evidence: ei,
-                        stems: stems(&piece.text),
+                        stems: own,
                         sentence: piece,
                         position,
                     });
@@ -258,6 +281,20 @@ pub fn candidates(evidence: &[Evidence]) -> Vec<Candidate> {
         }
     }
     out
+}
+
+/// How many sentences after a question in a document count as its answer (see
+/// [`candidates`]): a FAQ answer's first sentences say what it answers; more would lend the
+/// question's words to text about something else.
+const ANSWER_SENTENCES: usize = 1;
+
+/// Whether a sentence of a document is a question it asks (a FAQ entry, a rhetorical
+/// question), not a statement.
+fn is_question(sentence: &str) -> bool {
+    sentence
+        .trim_end()
+        .trim_end_matches(['"', '”', '’', '\'', ')'])
+        .ends_with('?')
 }
 
 /// What the sentence scorer knows about one candidate: general signals of relevance, none of
@@ -689,6 +726,26 @@ mod tests {
         assert_eq!(versioned("ipv6"), Some(("ip", "6")));
         assert_eq!(versioned("nvme"), None);
         assert_eq!(versioned("c++17"), None);
+    }
+
+    #[test]
+    fn a_question_in_the_document_is_answered_by_the_sentences_after_it() {
+        let page = "The canteen card is issued to staff by the front desk. Can the canteen card be topped up online? Yes. Use the payroll portal, which credits it overnight. Cash desks close at noon.";
+        let terms = question_terms("How can staff top up the canteen card online?", "");
+        let picked = pick(&terms, &[ev(page, 0)], 1);
+        assert_eq!(picked.len(), 1);
+        // The document's own question is never the quote; its answer is, through the words
+        // of the question it answers.
+        assert!(
+            picked[0]
+                .sentence
+                .text
+                .starts_with("Use the payroll portal"),
+            "{:?}",
+            picked[0].sentence.text
+        );
+        assert!(is_question("Where do the names come from?”"));
+        assert!(!is_question("Names come from films."));
     }
 
     #[test]

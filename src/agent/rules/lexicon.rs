@@ -83,6 +83,20 @@ pub const REMOVAL_VERBS: [&str; 12] = [
     "withdraw", "waive",
 ];
 
+/// Stems of verbs that keep something from happening ("avoid logging in as root", "refrain
+/// from", "disallow remote logins", "prevent access"): what they govern is to be absent, as
+/// if negated; see [`is_avoidance`].
+pub const AVOIDANCE_VERBS: [&str; 6] = [
+    "avoid", "refrain", "disallow", "forbid", "prohibit", "prevent",
+];
+
+/// Whether one lower-case word is a form of an avoidance verb (the stem plus a short ending).
+pub fn is_avoidance(word: &str) -> bool {
+    AVOIDANCE_VERBS
+        .iter()
+        .any(|r| word.starts_with(r) && word.len() <= r.len() + 4)
+}
+
 /// Whether one lower-case word is a form of a removal verb (the stem plus a short ending).
 pub fn is_removal(word: &str) -> bool {
     REMOVAL_VERBS
@@ -156,6 +170,10 @@ mod tests {
             assert!(is_removal(w), "{w}");
         }
         assert!(!is_removal("dropshipping"));
+        for w in ["avoided", "refrains", "disallowing", "prevents"] {
+            assert!(is_avoidance(w), "{w}");
+        }
+        assert!(!is_avoidance("prevention-and-detection-team") && !is_avoidance("void"));
         assert!(!is_removal("stripe-payments"));
     }
 

@@ -42,8 +42,37 @@ pub fn sample_size(n: usize) -> usize {
     ((n as f32 * 0.18).round() as usize).clamp(10, 30).min(n)
 }
 
-fn section(heading: &str) -> &str {
-    heading.split('>').next().unwrap_or_default().trim()
+/// The section a heading path belongs to at `depth` ("4 Capital > 4.2 Buffers" is "4 Capital"
+/// at depth 1, the whole path at depth 2).
+fn section(heading: &str, depth: usize) -> String {
+    heading
+        .split('>')
+        .take(depth)
+        .map(str::trim)
+        .collect::<Vec<_>>()
+        .join(" > ")
+}
+
+/// Fewest sections a summary should see a document cut into: a document that is one chapter
+/// (a manual's "Chapter 4") is read by its subsections instead.
+const MIN_SECTIONS: usize = 4;
+
+/// The heading depth that cuts the document into sections for the summary: the shallowest
+/// at which it has at least [`MIN_SECTIONS`] sections (at most 3 deep), else the top level.
+fn depth(passages: &[Passage<'_>]) -> usize {
+    (1..=3)
+        .find(|&d| section_starts(passages, d).len() >= MIN_SECTIONS)
+        .unwrap_or(1)
+}
+
+/// The chunks where a section at `depth` begins.
+fn section_starts(passages: &[Passage<'_>], depth: usize) -> Vec<usize> {
+    (0..passages.len())
+        .filter(|&i| {
+            let s = section(passages[i].heading, depth);
+            !s.is_empty() && (i == 0 || section(passages[i - 1].heading, depth) != s)
+        })
+        .collect()
 }
 
 /// Indexes of the chunks a summary reads: evenly spaced over the document, plus the chunk where
@@ -55,12 +84,7 @@ pub fn sample(passages: &[Passage<'_>]) -> Vec<usize> {
     }
     let k = sample_size(n);
     let mut picked: Vec<usize> = (0..k).map(|i| ((2 * i + 1) * n) / (2 * k)).collect();
-    let starts: Vec<usize> = (0..n)
-        .filter(|&i| {
-            let s = section(passages[i].heading);
-            !s.is_empty() && (i == 0 || section(passages[i - 1].heading) != s)
-        })
-        .collect();
+    let starts = section_starts(passages, depth(passages));
     let cap = 2 * k;
     let step = starts.len().div_ceil(cap).max(1);
     picked.extend(starts.iter().step_by(step).copied());
@@ -80,9 +104,37 @@ fn unusable(s: &str) -> bool {
     if s.contains("...") || s.contains(". . .") || s.contains("…") {
         return true;
     }
+    // A lower-case start is the tail of a sentence a chunk's edge cut ("your system (see
+    // Section 4.19 …)."); a key point is a whole sentence, so it ends as one (not at a
+    // colon introducing what it does not show, nor at a chunk's edge, nor as a title).
+    if s.starts_with(|c: char| c.is_lowercase())
+        || !s.trim_end().ends_with(['.', '!', '?', '"', '”', '’', ')'])
+    {
+        return true;
+    }
     let letters = s.chars().filter(|c| c.is_alphabetic()).count();
     let lower = s.chars().filter(|c| c.is_lowercase()).count();
     letters * 2 < chars || lower * 2 < letters
+}
+
+/// Score added to the first sentences of a section, which usually say what it is for: higher
+/// makes a summary a list of section openings, lower lets central sentences from inside a
+/// section win.
+const OPENING_BONUS: f32 = 0.5;
+
+/// How many sentences of a section's opening get [`OPENING_BONUS`].
+const OPENING_SENTENCES: usize = 2;
+
+/// Where a section's own text begins in the chunk that opens it: after the title the heading
+/// path ends with ("4.2. Execute a security update"; its number may stand on a line of its
+/// own), or at 0 when the chunk does not show the title.
+fn title_end(text: &str, heading: &str) -> usize {
+    let last = heading.rsplit('>').next().unwrap_or_default().trim();
+    let title = last.trim_start_matches(|c: char| c.is_ascii_digit() || c == '.' || c == ' ');
+    if title.chars().count() < 3 {
+        return 0;
+    }
+    super::text::find_quote(text, title).map_or(0, |(_, end)| end)
 }
 
 /// Up to `max` key points of one document, in document order.
@@ -102,13 +154,19 @@ pub fn key_points(passages: &[Passage<'_>], max: usize) -> Vec<KeyPoint> {
     let cap = (n / 2).max(1);
     let weight = |t: &String| df.get(t).map_or(0, |&d| d.min(cap)) as f32 / cap as f32;
 
+    let starts = section_starts(passages, depth(passages));
     let mut candidates: Vec<KeyPoint> = Vec::new();
     for i in sample(passages) {
         let p = &passages[i];
-        let opens_section = !section(p.heading).is_empty()
-            && (i == 0 || section(passages[i - 1].heading) != section(p.heading));
+        // A chunk where a section begins may start with the end of the one before: the
+        // section's opening is what follows its title.
+        let opens_at = starts
+            .binary_search(&i)
+            .ok()
+            .map(|_| title_end(p.text, p.heading));
+        let mut openers = 0;
         let mut best: Option<KeyPoint> = None;
-        for (j, s) in sentences(p.text).into_iter().enumerate() {
+        for s in sentences(p.text) {
             if unusable(&s.text) {
                 continue;
             }
@@ -117,7 +175,13 @@ pub fn key_points(passages: &[Passage<'_>], max: usize) -> Vec<KeyPoint> {
                 continue;
             }
             let central = terms.iter().map(weight).sum::<f32>() / (terms.len() as f32).sqrt();
-            let opening = if opens_section && j < 2 { 0.5 } else { 0.0 };
+            let opening = match opens_at {
+                Some(at) if s.start >= at && openers < OPENING_SENTENCES => {
+                    openers += 1;
+                    OPENING_BONUS
+                }
+                _ => 0.0,
+            };
             let score = central + opening;
             if best.as_ref().is_none_or(|b| score > b.score) {
                 let doc_char = p.char_start + p.text[..s.start].chars().count() as u64;
@@ -268,6 +332,59 @@ mod tests {
             k[0].passage < 15 && k.last().map_or(0, |p| p.passage) > 40,
             "{k:?}"
         );
+    }
+
+    #[test]
+    fn a_document_of_one_chapter_is_read_by_its_subsections() {
+        let texts = doc(40);
+        let headings: Vec<String> = (0..40)
+            .map(|i| format!("Chapter 4. Hardening > 4.{} Part {}", i / 5, i / 5))
+            .collect();
+        let ps: Vec<Passage> = texts
+            .iter()
+            .zip(&headings)
+            .map(|(t, h)| Passage {
+                text: t,
+                heading: h,
+                char_start: 0,
+            })
+            .collect();
+        assert_eq!(depth(&ps), 2);
+        // Every subsection's first chunk is read.
+        let s = sample(&ps);
+        assert!((0..8).all(|k| s.contains(&(k * 5))), "{s:?}");
+        let flat: Vec<Passage> = ps
+            .iter()
+            .map(|p| Passage {
+                heading: "Chapter 4. Hardening",
+                ..*p
+            })
+            .collect();
+        assert_eq!(depth(&flat), 1);
+    }
+
+    #[test]
+    fn a_section_opens_after_its_title_and_key_points_are_whole_sentences() {
+        let text = "the end of the previous part (see below). 4.2.\nKeep the ledger\nEvery branch keeps one ledger per quarter. It is sealed by the officer.";
+        let at = title_end(text, "3 Books > 4.2. Keep the ledger");
+        assert!(
+            text[at..].trim_start().starts_with("Every branch"),
+            "{}",
+            &text[at..]
+        );
+        assert_eq!(title_end(text, "3 Books > 4.3. Archive"), 0);
+        assert!(unusable(
+            "the end of the previous part of the text (see below)."
+        ));
+        assert!(unusable(
+            "Restricting the access of visitors to the archive rooms"
+        ));
+        assert!(unusable(
+            "The following script creates such a snapshot of the data:"
+        ));
+        assert!(!unusable(
+            "Every branch keeps one ledger per quarter of the year."
+        ));
     }
 
     #[test]
