@@ -1,14 +1,16 @@
 #!/usr/bin/env bash
 # Builds the corpora of the unseen-document probes (README, "Unseen documents") from files
 # Debian ships: licences printed with enscript | ps2pdf, the shared-MIME-info spec, dpkg's
-# triggers spec and the man-db manual. Needs enscript, ghostscript, shared-mime-info,
-# dpkg-dev's docs and man-db's docs (the packages of a Debian 12 desktop).
+# triggers spec, the man-db manual, the Debian FAQ and chapter 4 of the Securing Debian Manual
+# (typeset with groff -ms from its HTML by html2ms.py). Needs enscript, ghostscript, groff,
+# shared-mime-info, dpkg-dev's docs and man-db's docs (the packages of a Debian 12 desktop), and
+# `apt-get download` of debian-faq and harden-doc.
 #   bash scripts/probes/corpus.sh OUT
 #   policypal --data-dir D eval scripts/probes/probe1.jsonl --corpus OUT/probe1 --out r.jsonl
 #   python3 ../shared/eval/score.py --questions scripts/probes/probe1.jsonl --results r.jsonl --corpus OUT/probe1
 set -euo pipefail
 out=${1:?usage: corpus.sh OUT}
-mkdir -p "$out"/probe1 "$out"/probe2 "$out"/probe3 "$out"/probe3-audits "$out"/probe4
+mkdir -p "$out"/probe1 "$out"/probe2 "$out"/probe3 "$out"/probe3-audits "$out"/probe4 "$out"/probe5
 licence() {  # licence NAME DIR: /usr/share/common-licenses/NAME -> DIR/NAME.pdf
   enscript -q -B -f Courier10 -p "/tmp/$1.ps" "/usr/share/common-licenses/$1"
   ps2pdf "/tmp/$1.ps" "$2/$1.pdf"
@@ -24,3 +26,16 @@ for l in Apache-2.0 MPL-2.0 GPL-3; do cp "$out/probe1/$l.pdf" "$out/probe3-audit
 zcat /usr/share/doc/man-db/man-db-manual.ps.gz > /tmp/man-db-manual.ps
 ps2pdf /tmp/man-db-manual.ps "$out/probe4/man-db-manual.pdf" && rm -f /tmp/man-db-manual.ps
 cp /usr/share/doc/libtasn1-doc/libtasn1.pdf "$out/probe4/"
+here=$(cd "$(dirname "$0")" && pwd)
+tmp=$(mktemp -d)
+(cd "$tmp" && apt-get download -q debian-faq harden-doc >/dev/null)
+dpkg -x "$tmp"/debian-faq_*.deb "$tmp/faq"
+gunzip -c "$tmp/faq/usr/share/doc/debian/FAQ/debian-faq.en.pdf.gz" > "$out/probe5/debian-faq.pdf"
+dpkg -x "$tmp"/harden-doc_*.deb "$tmp/harden"
+html="$tmp/harden/usr/share/doc/harden-doc/html/en-US"
+# Chapter 4 ("After installation"): pages 18 to 37 of the manual's reading order.
+pages=$(grep -o 'href="[a-z0-9_-]*\.html' "$html/index.html" | sed 's/href="//' | awk '!seen[$0]++' | sed -n 18,37p)
+(cd "$html" && python3 "$here/html2ms.py" "Securing Debian Manual: After installation" $pages) > "$tmp/harden.ms"
+groff -ms -Tps -k "$tmp/harden.ms" > "$tmp/harden.ps" 2>/dev/null
+ps2pdf "$tmp/harden.ps" "$out/probe5/securing-debian.pdf"
+rm -rf "$tmp"
