@@ -246,7 +246,7 @@ pub fn candidates(evidence: &[Evidence]) -> Vec<Candidate> {
         let mut position = 0;
         let mut asked: Option<(HashSet<String>, usize)> = None;
         for s in sentences(&e.text) {
-            if super::text::looks_like_heading(&s.text) {
+            if super::text::looks_like_heading(&s.text) || is_title_line(&e.text, &s) {
                 position += 1;
                 continue;
             }
@@ -287,6 +287,26 @@ pub fn candidates(evidence: &[Evidence]) -> Vec<Candidate> {
 /// [`candidates`]): a FAQ answer's first sentences say what it answers; more would lend the
 /// question's words to text about something else.
 const ANSWER_SENTENCES: usize = 1;
+
+/// Most words a title line holds (see [`is_title_line`]).
+const TITLE_WORDS: usize = 8;
+
+/// Whether a sentence is a title in sentence case ("Keeping your system up-to-date"): a few
+/// words on their own line(s), with no closing punctuation, not a bullet item. Such a line
+/// names a topic and states nothing ([`super::text::looks_like_heading`] catches titles in
+/// capitals).
+fn is_title_line(passage: &str, s: &Sentence) -> bool {
+    let t = s.text.trim();
+    let before = passage[..s.start].trim_end_matches([' ', '\t']);
+    let own_line =
+        passage[s.end..].starts_with('\n') && (before.is_empty() || before.ends_with('\n'));
+    own_line
+        && t.split_whitespace().count() <= TITLE_WORDS
+        && !t.ends_with(['.', '!', '?', ';', ':', ',', ')', '"', '”'])
+        && !t.starts_with(super::text::BULLETS)
+        // Code and commands ("MANPATH=… can be added to $HOME/.profile") are no titles.
+        && !t.contains(['=', '$', '/', '\\', '‘', '`', '<', '>', '{', '|'])
+}
 
 /// Whether a sentence of a document is a question it asks (a FAQ entry, a rhetorical
 /// question), not a statement.

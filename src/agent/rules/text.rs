@@ -23,7 +23,7 @@ const ABBREVIATIONS: [&str; 14] = [
 ];
 
 /// Bullet glyphs that open a list item.
-const BULLETS: [char; 6] = ['•', '◦', '▪', '‣', '●', '○'];
+pub const BULLETS: [char; 6] = ['•', '◦', '▪', '‣', '●', '○'];
 
 /// Splits a passage into sentences. Boundaries: `.`, `!` or `?` followed by whitespace and an
 /// upper-case letter, digit or quote; blank lines; a short title line followed by a new line
@@ -173,8 +173,8 @@ static STOP_WORDS: LazyLock<HashSet<&'static str>> = LazyLock::new(|| {
 });
 
 /// Lower-cased content words of a text (stop words and 1-letter tokens removed), in order,
-/// de-duplicated. Hyphenated and dotted tokens ("risk-weighted", "/etc/opt", "2.5") stay whole
-/// and also contribute their parts.
+/// de-duplicated. Hyphenated, slashed and dotted tokens ("risk-weighted", "/etc/opt",
+/// "login.defs", "2.5") stay whole and also contribute their parts (a number's parts excepted).
 pub fn content_terms(text: &str) -> Vec<String> {
     let mut seen = HashSet::new();
     let mut out = Vec::new();
@@ -194,6 +194,20 @@ pub fn content_terms(text: &str) -> Vec<String> {
         let mut candidates = vec![token.clone()];
         if token.contains('-') || token.contains('/') {
             candidates.extend(token.split(['-', '/']).map(str::to_owned));
+        }
+        // A dotted name made of words ("shutdown.allow", "/etc/login.defs") also gives its
+        // words; a dotted number ("2.5", "4.2.1") stays whole.
+        if token.contains('.') {
+            let words: Vec<String> = candidates
+                .iter()
+                .filter(|c| !c.contains('/'))
+                .flat_map(|c| c.split('.'))
+                .filter(|w| w.chars().any(char::is_alphabetic))
+                .map(str::to_owned)
+                .collect();
+            if words.len() > 1 {
+                candidates.extend(words);
+            }
         }
         for t in candidates {
             if t.chars().count() < 2 && !t.chars().all(|c| c.is_ascii_digit()) {
@@ -588,6 +602,20 @@ mod tests {
                 "/etc/opt",
                 "etc",
                 "opt"
+            ]
+        );
+        assert_eq!(
+            content_terms("Edit /etc/login.defs per section 4.2.1, not 2.5"),
+            vec![
+                "edit",
+                "/etc/login.defs",
+                "etc",
+                "login.defs",
+                "login",
+                "defs",
+                "section",
+                "4.2.1",
+                "2.5"
             ]
         );
     }
