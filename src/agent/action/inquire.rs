@@ -172,7 +172,8 @@ impl Agent<'_> {
                 }
             }
             None => {
-                for p in extractive::pick_answer(&terms, &state.evidence, 3) {
+                let wanted = value::asks(&own);
+                for p in extractive::pick_answer(&terms, &state.evidence, 3, &wanted) {
                     proposed += 1;
                     if let Some(c) = self
                         .cite_with_lead(

@@ -10,7 +10,7 @@ use std::collections::{HashMap, HashSet};
 
 use serde::Serialize;
 
-use super::lexicon;
+use super::{lexicon, value};
 
 use super::text::{QUOTE_CHARS, Sentence, content_terms, pieces, sentences, stem};
 use crate::agent::types::Evidence;
@@ -438,22 +438,39 @@ pub fn signals(
 /// question term the chosen ones lack, or finishes the best one's thought, and is not a
 /// near-duplicate.
 pub fn pick(terms: &HashMap<String, f32>, evidence: &[Evidence], max: usize) -> Vec<Picked> {
-    pick_from(terms, evidence, max, 0)
+    pick_from(terms, evidence, max, 0, &value::Asks::default())
 }
 
 /// [`pick`] for an answer to a question: then each of the [`RANKED_PASSAGES`] best-ranked
 /// passages on a page not cited yet adds its best sentence if that scores at least
 /// [`RANKED_SHARE`] of the best (up to [`RANKED_EXTRA`] beyond `max`). Not for comparisons
 /// between versions of a document, which choose what differs, not what ranks first.
-pub fn pick_answer(terms: &HashMap<String, f32>, evidence: &[Evidence], max: usize) -> Vec<Picked> {
-    pick_from(terms, evidence, max, RANKED_PASSAGES)
+///
+/// `wanted` are the values the question asks for ([`value::asks`]): when no chosen sentence
+/// holds a value of a kind it wants, the best sentence of a chosen passage that gives one
+/// ([`value::Asks::answered_by`]) is added if it scores at least [`VALUE_SHARE`] of the best ("What mode should the program have?" is answered by
+/// "They should have mode 4754", which shares fewer of its words than the sentences around it).
+pub fn pick_answer(
+    terms: &HashMap<String, f32>,
+    evidence: &[Evidence],
+    max: usize,
+    wanted: &value::Asks,
+) -> Vec<Picked> {
+    pick_from(terms, evidence, max, RANKED_PASSAGES, wanted)
 }
+
+/// A sentence holding the value a question asks for is added when it scores at least this share
+/// of the best sentence (see [`pick_answer`]): lower finds values in passages further from the
+/// question (and numbers that answer something else), higher refuses more questions whose
+/// answer shares few of their words.
+const VALUE_SHARE: f32 = 0.4;
 
 fn pick_from(
     terms: &HashMap<String, f32>,
     evidence: &[Evidence],
     max: usize,
     ranked_passages: usize,
+    wanted: &value::Asks,
 ) -> Vec<Picked> {
     let cands = candidates(evidence);
     if cands.is_empty() {
@@ -517,6 +534,27 @@ fn pick_from(
             chosen.insert(k + 1, n);
         }
         k += 1;
+    }
+    // A value the question asks for and no chosen sentence holds: the best sentence that holds
+    // one of that kind.
+    for &kind in &wanted.values {
+        if chosen
+            .iter()
+            .any(|&j| value::holds(kind, &cands[j].sentence.text))
+        {
+            continue;
+        }
+        // Only from a passage already chosen: a number elsewhere answers something else.
+        let passages: HashSet<usize> = chosen.iter().map(|&j| cands[j].evidence).collect();
+        let found = scored.iter().find(|(s, i)| {
+            *s >= VALUE_SHARE * best
+                && !chosen.contains(i)
+                && passages.contains(&cands[*i].evidence)
+                && wanted.answered_by(kind, &cands[*i].sentence.text)
+        });
+        if let Some(&(_, i)) = found {
+            chosen.push(i);
+        }
     }
     // The answer cites what retrieval ranks best: a top-ranked passage whose page is not cited
     // yet contributes its best sentence when that sentence is not far behind the best one.
@@ -769,6 +807,32 @@ mod tests {
     }
 
     #[test]
+    fn a_question_asking_for_a_value_gets_the_sentence_of_its_passage_that_gives_it() {
+        let page = "Setuid helpers run for a particular group of users, so file permissions matter for every helper. They should have mode 4754 when only that group runs them. Only one package may ship the helper.";
+        let other = "Spool files live under /var/spool, created in 3 steps by the package.";
+        let q = "What file mode should a setuid helper have when only a particular group of users may run it?";
+        let terms = question_terms(q, "");
+        let evidence = [ev(page, 0), ev(other, 1)];
+        let plain = pick_from(&terms, &evidence, 1, 0, &value::Asks::default());
+        assert!(
+            !plain.iter().any(|p| p.sentence.text.contains("4754")),
+            "{plain:?}"
+        );
+        let asked = pick_from(&terms, &evidence, 1, 0, &value::asks(q));
+        assert!(
+            asked.iter().any(|p| p.sentence.text.contains("4754")),
+            "{asked:?}"
+        );
+        // A number about something else, or from a passage not chosen, is not added.
+        assert!(
+            !asked
+                .iter()
+                .any(|p| p.sentence.text.starts_with("Only one"))
+        );
+        assert!(!asked.iter().any(|p| p.evidence == 1));
+    }
+
+    #[test]
     fn a_long_sentence_is_quoted_by_its_pieces_and_the_best_one_is_finished() {
         // One sentence of well over a quote's length: its head matches the question's words,
         // its tail holds the period asked for.
@@ -937,7 +1001,7 @@ mod tests {
             "How often is a harbour pilot licence renewed by the port authority?",
             "",
         );
-        let pages: Vec<(u32, bool)> = pick_answer(&terms, &evidence, 1)
+        let pages: Vec<(u32, bool)> = pick_answer(&terms, &evidence, 1, &value::Asks::default())
             .iter()
             .map(|p| (evidence[p.evidence].page, p.ranked))
             .collect();

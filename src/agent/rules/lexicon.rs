@@ -61,6 +61,32 @@ pub fn is_currency(word: &str) -> bool {
 pub const PERCENT: &str = r"%|per\s?cent|percent";
 
 /// Units of time written after a number, singular or plural (regex alternation).
+/// Units of measure a question may ask a value in ("the maximum size in megabytes"), with the
+/// symbols a text may write them with (lower case); see `value::Asks::unmet`.
+pub const MEASURE_UNITS: [(&str, &[&str]); 18] = [
+    ("bytes", &["b", "byte"]),
+    ("kilobytes", &["kb", "kib", "kilobyte"]),
+    ("megabytes", &["mb", "mib", "megabyte"]),
+    ("gigabytes", &["gb", "gib", "gigabyte"]),
+    ("terabytes", &["tb", "tib", "terabyte"]),
+    ("characters", &["character", "chars"]),
+    ("words", &["word"]),
+    ("lines", &["line"]),
+    ("pages", &["page"]),
+    ("percent", &["%", "per cent"]),
+    ("seconds", &["second", "s", "sec"]),
+    ("minutes", &["minute", "min"]),
+    ("hours", &["hour", "h"]),
+    ("metres", &["metre", "m", "meters", "meter"]),
+    (
+        "kilometres",
+        &["kilometre", "km", "kilometers", "kilometer"],
+    ),
+    ("kilograms", &["kilogram", "kg"]),
+    ("grams", &["gram", "g"]),
+    ("miles", &["mile"]),
+];
+
 pub const TIME_UNITS: &str =
     r"days?|weeks?|months?|years?|hours?|minutes?|business\s+days?|working\s+days?";
 

@@ -15,7 +15,7 @@
 use std::sync::LazyLock;
 
 use super::lexicon;
-use super::text::content_terms;
+use super::text::{content_terms, stem};
 use super::{Pattern, matches, regex};
 
 /// What kind of value an ask wants.
@@ -78,9 +78,41 @@ pub struct Asks {
     pub values: Vec<Kind>,
     /// Asks answered by prose (no particular value).
     pub open: usize,
+    /// Units of measure an ask names for its number ("in megabytes"): only a number in that
+    /// unit answers it.
+    pub units: Vec<&'static str>,
+    /// The nouns whose number an ask wants ("how many reviewers", "what file mode"); see
+    /// [`Asks::answered_by`].
+    pub nouns: Vec<String>,
 }
 
 impl Asks {
+    /// Whether `sentence` gives a value of `kind` for this question: for a number, one next to
+    /// the noun it counts or qualifies ("mode 4754", "three reviewers"); a sentence that holds
+    /// a number about something else ("only one package may …") does not answer "how many
+    /// reviewers". Durations, frequencies and amounts carry their own units.
+    pub fn answered_by(&self, kind: Kind, sentence: &str) -> bool {
+        if kind != Kind::Number || self.nouns.is_empty() {
+            return holds(kind, sentence);
+        }
+        let words: Vec<String> = sentence
+            .split(|c: char| c.is_whitespace() || matches!(c, ',' | ';' | ':' | '(' | ')'))
+            .filter(|w| !w.is_empty())
+            .map(|w| w.trim_end_matches('.').to_lowercase())
+            .collect();
+        let numeric = |w: &str| {
+            (w.starts_with(|c: char| c.is_ascii_digit()) && w.matches('.').count() < 2)
+                || lexicon::number(w).is_some()
+        };
+        let stems: Vec<String> = self.nouns.iter().map(|n| stem(n)).collect();
+        words.iter().enumerate().any(|(i, w)| {
+            stems.contains(&stem(w))
+                && words[i.saturating_sub(NEAR)..(i + NEAR + 1).min(words.len())]
+                    .iter()
+                    .any(|x| numeric(x))
+        })
+    }
+
     /// The first value the question needs that `text` does not hold, when nothing else of the
     /// question could be answered without it (every ask wants a value). A question with an open
     /// ask ("how often …, and what must the plan contain?") is answered in part instead.
@@ -88,7 +120,15 @@ impl Asks {
         if self.open > 0 {
             return None;
         }
-        self.values.iter().copied().find(|k| !holds(*k, text))
+        // A number asked in a unit is met only by a number in that unit.
+        let measured = !self.units.is_empty();
+        self.values.iter().copied().find(|k| {
+            if *k == Kind::Number && measured {
+                !self.units.iter().all(|u| holds_in(u, text))
+            } else {
+                !holds(*k, text)
+            }
+        })
     }
 }
 
@@ -135,7 +175,13 @@ pub fn asks(question: &str) -> Asks {
             continue;
         }
         match kind_of(part) {
-            Some(k) => out.values.push(k),
+            Some(k) => {
+                if k == Kind::Number {
+                    out.units.extend(unit_named(part));
+                    out.nouns.extend(value_noun(part));
+                }
+                out.values.push(k);
+            }
             None => out.open += 1,
         }
     }
@@ -198,6 +244,106 @@ fn kind_of(ask: &str) -> Option<Kind> {
         }
         _ => None,
     }
+}
+
+/// How many words apart a number and the noun it counts may stand ("mode 4754", "at least
+/// three independent reviewers").
+const NEAR: usize = 3;
+
+/// The noun whose number an ask wants: the head of the phrase after "how many" or the value
+/// noun after "what" ([`VALUE_NOUNS`]).
+fn value_noun(ask: &str) -> Option<String> {
+    let caps = INTERROGATIVE.as_ref()?.captures(ask)?;
+    let wh = caps.get(1)?.as_str().to_lowercase();
+    let rest: Vec<String> = caps
+        .get(2)
+        .map_or("", |m| m.as_str())
+        .split_whitespace()
+        .map(|w| {
+            w.trim_matches(|c: char| !c.is_alphanumeric())
+                .to_lowercase()
+        })
+        .collect();
+    let head = |from: usize| {
+        rest[from.min(rest.len())..]
+            .iter()
+            .take_while(|w| {
+                !content_terms(w).is_empty() || VALUE_NOUNS.iter().any(|(n, _)| n == *w)
+            })
+            .last()
+            .cloned()
+    };
+    match (wh.as_str(), rest.first().map(String::as_str)) {
+        ("how", Some("many")) => head(1),
+        ("what", _) => {
+            let skip = usize::from(matches!(
+                rest.first().map(String::as_str),
+                Some("is" | "are" | "was" | "were")
+            ));
+            let skip = skip
+                + usize::from(matches!(
+                    rest.get(skip).map(String::as_str),
+                    Some("the" | "a" | "an")
+                ));
+            head(skip).filter(|h| VALUE_NOUNS.iter().any(|(n, _)| n == h))
+        }
+        _ => None,
+    }
+}
+
+/// The unit of measure an ask names for its value: "in" and a unit of
+/// [`lexicon::MEASURE_UNITS`] ("What is the maximum size in megabytes?").
+fn unit_named(ask: &str) -> Option<&'static str> {
+    let words: Vec<String> = ask
+        .split_whitespace()
+        .map(|w| {
+            w.trim_matches(|c: char| !c.is_alphanumeric())
+                .to_lowercase()
+        })
+        .collect();
+    words.windows(2).find_map(|w| {
+        (w[0] == "in")
+            .then(|| {
+                lexicon::MEASURE_UNITS
+                    .iter()
+                    .find(|(u, _)| *u == w[1])
+                    .map(|(u, _)| *u)
+            })
+            .flatten()
+    })
+}
+
+/// Whether `text` holds a number written in `unit` ("12 MB", "12MB", "twelve megabytes").
+pub fn holds_in(unit: &str, text: &str) -> bool {
+    let Some((_, symbols)) = lexicon::MEASURE_UNITS.iter().find(|(u, _)| *u == unit) else {
+        return false;
+    };
+    let is_unit = |w: &str| {
+        let w = w
+            .trim_end_matches(|c: char| !c.is_alphanumeric() && c != '%')
+            .to_lowercase();
+        w == unit || symbols.contains(&w.as_str())
+    };
+    let words: Vec<&str> = text
+        .split(|c: char| c.is_whitespace() || matches!(c, ',' | ';' | '(' | ')'))
+        .filter(|w| !w.is_empty())
+        .collect();
+    words.iter().enumerate().any(|(i, w)| {
+        let digits = w
+            .find(|c: char| !(c.is_ascii_digit() || c == '.' || c == ','))
+            .unwrap_or(w.len());
+        let next = words.get(i + 1).is_some_and(|n| is_unit(n));
+        if digits > 0 && w.starts_with(|c: char| c.is_ascii_digit()) {
+            let glued = &w[digits..];
+            if glued.is_empty() {
+                next
+            } else {
+                is_unit(glued)
+            }
+        } else {
+            lexicon::number(w).is_some() && next
+        }
+    })
 }
 
 /// Words that state an amount besides the number words: "hundred", "a single", "once".
@@ -372,6 +518,42 @@ mod tests {
         assert_eq!(only.unmet("Goods may be returned within 14 days."), None);
         let mixed = asks("How often are smoke alarms tested, and who tests them?");
         assert_eq!(mixed.unmet("The caretaker tests the smoke alarms."), None);
+    }
+
+    #[test]
+    fn a_value_asked_in_a_unit_is_met_only_by_a_number_in_that_unit() {
+        let a = asks("What is the largest attachment size in megabytes the mail server accepts?");
+        assert_eq!(a.units, vec!["megabytes"]);
+        assert_eq!(
+            a.unmet("The server rejects messages with more than one attachment."),
+            Some(Kind::Number)
+        );
+        assert_eq!(a.unmet("Attachments over 25 MB are rejected."), None);
+        assert_eq!(a.unmet("Attachments over 25MB are rejected."), None);
+        assert!(holds_in("characters", "at most twelve characters long"));
+        assert!(holds_in("percent", "a quota of 80% of the disk"));
+        assert!(!holds_in("percent", "at most 80 users"));
+        // "in" followed by a word that is no unit names none.
+        assert!(
+            asks("What is the number of files in directories under /srv?")
+                .units
+                .is_empty()
+        );
+    }
+
+    #[test]
+    fn a_number_answers_only_next_to_the_noun_it_counts() {
+        let a = asks("How many reviewers must approve a new library before release?");
+        assert_eq!(a.nouns, vec!["reviewers"]);
+        assert!(!a.answered_by(Kind::Number, "Only one library may provide the parser."));
+        assert!(a.answered_by(Kind::Number, "Two reviewers approve every release."));
+        let m = asks("What file mode should the spool directory have?");
+        assert_eq!(m.nouns, vec!["mode"]);
+        assert!(m.answered_by(Kind::Number, "It should have mode 1733 and belong to mail."));
+        assert!(!m.answered_by(Kind::Number, "3.18. /var/spool : Spool files"));
+        // Kinds with units of their own need no noun.
+        let d = asks("How many days may a refund take?");
+        assert!(d.answered_by(Kind::Duration, "Refunds are paid within 14 days."));
     }
 
     #[test]
