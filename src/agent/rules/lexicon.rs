@@ -60,7 +60,6 @@ pub fn is_currency(word: &str) -> bool {
 /// Percent written after a number (regex alternation).
 pub const PERCENT: &str = r"%|per\s?cent|percent";
 
-/// Units of time written after a number, singular or plural (regex alternation).
 /// Units of measure a question may ask a value in ("the maximum size in megabytes"), with the
 /// symbols a text may write them with (lower case); see `value::Asks::unmet`.
 pub const MEASURE_UNITS: [(&str, &[&str]); 18] = [
@@ -87,6 +86,7 @@ pub const MEASURE_UNITS: [(&str, &[&str]); 18] = [
     ("miles", &["mile"]),
 ];
 
+/// Units of time written after a number, singular or plural (regex alternation).
 pub const TIME_UNITS: &str =
     r"days?|weeks?|months?|years?|hours?|minutes?|business\s+days?|working\s+days?";
 
