@@ -2,15 +2,16 @@
 # Builds the corpora of the unseen-document probes (README, "Unseen documents") from files
 # Debian ships: licences printed with enscript | ps2pdf, the shared-MIME-info spec, dpkg's
 # triggers spec, the man-db manual, the Debian FAQ and chapter 4 of the Securing Debian Manual
-# (typeset with groff -ms from its HTML by html2ms.py). Needs enscript, ghostscript, groff,
+# (typeset with groff -ms from its HTML by html2ms.py), and the Debian Policy Manual with its
+# copyright-format and Perl policy documents (from the debian-policy package). Needs enscript, ghostscript, groff,
 # shared-mime-info, dpkg-dev's docs and man-db's docs (the packages of a Debian 12 desktop), and
-# `apt-get download` of debian-faq and harden-doc.
+# `apt-get download` of debian-faq, harden-doc and debian-policy.
 #   bash scripts/probes/corpus.sh OUT
 #   policypal --data-dir D eval scripts/probes/probe1.jsonl --corpus OUT/probe1 --out r.jsonl
 #   python3 ../shared/eval/score.py --questions scripts/probes/probe1.jsonl --results r.jsonl --corpus OUT/probe1
 set -euo pipefail
 out=${1:?usage: corpus.sh OUT}
-mkdir -p "$out"/probe1 "$out"/probe2 "$out"/probe3 "$out"/probe3-audits "$out"/probe4 "$out"/probe5
+mkdir -p "$out"/probe1 "$out"/probe2 "$out"/probe3 "$out"/probe3-audits "$out"/probe4 "$out"/probe5 "$out"/probe6
 licence() {  # licence NAME DIR: /usr/share/common-licenses/NAME -> DIR/NAME.pdf
   enscript -q -B -f Courier10 -p "/tmp/$1.ps" "/usr/share/common-licenses/$1"
   ps2pdf "/tmp/$1.ps" "$2/$1.pdf"
@@ -28,7 +29,7 @@ ps2pdf /tmp/man-db-manual.ps "$out/probe4/man-db-manual.pdf" && rm -f /tmp/man-d
 cp /usr/share/doc/libtasn1-doc/libtasn1.pdf "$out/probe4/"
 here=$(cd "$(dirname "$0")" && pwd)
 tmp=$(mktemp -d)
-(cd "$tmp" && apt-get download -q debian-faq harden-doc >/dev/null)
+(cd "$tmp" && apt-get download -q debian-faq harden-doc debian-policy >/dev/null)
 dpkg -x "$tmp"/debian-faq_*.deb "$tmp/faq"
 gunzip -c "$tmp/faq/usr/share/doc/debian/FAQ/debian-faq.en.pdf.gz" > "$out/probe5/debian-faq.pdf"
 dpkg -x "$tmp"/harden-doc_*.deb "$tmp/harden"
@@ -38,4 +39,12 @@ pages=$(grep -o 'href="[a-z0-9_-]*\.html' "$html/index.html" | sed 's/href="//' 
 (cd "$html" && python3 "$here/html2ms.py" "Securing Debian Manual: After installation" $pages) > "$tmp/harden.ms"
 groff -ms -Tps -k "$tmp/harden.ms" > "$tmp/harden.ps" 2>/dev/null
 ps2pdf "$tmp/harden.ps" "$out/probe5/securing-debian.pdf"
+dpkg -x "$tmp"/debian-policy_*.deb "$tmp/policy"
+doc="$tmp/policy/usr/share/doc/debian-policy"
+gunzip -c "$doc/policy.pdf.gz" > "$out/probe6/debian-policy.pdf"
+for t in copyright-format-1.0:copyright-format perl-policy:perl-policy; do
+  gunzip -c "$doc/${t%%:*}.txt.gz" | iconv -f utf-8 -t latin1//TRANSLIT > "$tmp/t.txt"
+  enscript -q -B -f Courier10 -p "$tmp/t.ps" "$tmp/t.txt"
+  ps2pdf "$tmp/t.ps" "$out/probe6/${t##*:}.pdf"
+done
 rm -rf "$tmp"
