@@ -340,8 +340,10 @@ fn has_negation(l: &str) -> bool {
 /// ("if the console is not restricted", "so that no su is needed", "to make sure that this
 /// cannot happen"). What such a clause negates is its own business, not the rule's or the
 /// statement's.
-const SUBORDINATORS: [&str; 12] = [
+const SUBORDINATORS: [&str; 14] = [
     " if ",
+    " where ",
+    " in cases where ",
     " when ",
     " whenever ",
     " unless ",
@@ -370,14 +372,37 @@ fn frame_end(l: &str) -> usize {
 /// comma, is dropped ("To make sure that this cannot happen, you should …"), and the text
 /// ends where a framing clause begins ("… disable it if access is not restricted").
 fn main_clause(l: &str) -> String {
+    main_clause_until(l, &[])
+}
+
+/// [`main_clause`], also cut at `breaks`.
+fn main_clause_until(l: &str, breaks: &[&str]) -> String {
     let rest = &l[frame_end(l)..];
     let cut = SUBORDINATORS
         .iter()
+        .chain(breaks)
         .filter_map(|s| rest.find(s))
         .filter(|&i| i > 0)
         .min()
         .unwrap_or(rest.len());
     format!("{} ", &rest[..cut])
+}
+
+/// Where what a rule requires ends besides a framing clause: a concession ("…, but it need
+/// not be if …") says something of its own.
+const RULE_BREAKS: [&str; 1] = [", but "];
+
+/// A rule's governed text without its content and relative clauses, each up to its comma or
+/// the end ("state that the package is not part of …", "any work that you distribute, … to
+/// be licensed at no charge"): what they negate is theirs, not the rule's. (A statement keeps
+/// its "that": "we ensure that nothing is kept" says what it does.)
+fn without_that_clauses(l: &str) -> String {
+    let mut out = l.to_owned();
+    while let Some(i) = out.find(" that ") {
+        let end = out[i..].find(", ").map_or(out.len(), |j| i + j + 1);
+        out.replace_range(i..end, "");
+    }
+    out
 }
 
 fn has_removal(l: &str) -> bool {
@@ -389,6 +414,24 @@ fn has_removal(l: &str) -> bool {
 /// a negation or a removal verb negates; both together ("never delete") affirm.
 fn positive(l: &str) -> bool {
     has_negation(l) == has_removal(l)
+}
+
+/// Whether a padded lower-case rule opens with a demonstrative standing alone as its subject
+/// ("This should not be included …"): what it points to is in another sentence. A
+/// demonstrative with its noun ("This file must neither be compressed …") names the subject.
+fn pronoun_subject(l: &str) -> bool {
+    let mut words = l.split_whitespace();
+    let first = words.next().unwrap_or_default();
+    let second = words.next().unwrap_or_default();
+    matches!(first, "this" | "these" | "that" | "those" | "such")
+        && (second.is_empty()
+            || lexicon::MODALS
+                .iter()
+                .any(|m| m.split(' ').next() == Some(second))
+            || matches!(
+                second,
+                "is" | "are" | "was" | "were" | "will" | "can" | "does" | "do" | "has" | "have"
+            ))
 }
 
 /// Reads a sentence as a rule, or `None` when it binds nothing.
@@ -410,9 +453,8 @@ pub fn clause(sentence: &str) -> Option<Clause> {
     // whose subject is a pronoun ("This should not be included …") cannot be matched
     // without the sentence before it.
     if (l.starts_with(" should ") && !l.starts_with(" should not "))
-        || [" this ", " it ", " these ", " they ", " that ", " such "]
-            .iter()
-            .any(|p| l.starts_with(p))
+        || [" it ", " they "].iter().any(|p| l.starts_with(p))
+        || pronoun_subject(&l)
     {
         return None;
     }
@@ -537,7 +579,10 @@ pub fn clause(sentence: &str) -> Option<Clause> {
             | "be sure"
             | ""
     );
-    let positive_content = positive(&main_clause(&governed));
+    let positive_content = positive(&main_clause_until(
+        &without_that_clauses(&governed),
+        &RULE_BREAKS,
+    ));
     let positive = match deontic {
         Deontic::Prohibition if neither => has_removal(&governed),
         Deontic::Prohibition => !positive_content,
@@ -788,6 +833,15 @@ pub fn shared(s: &HashSet<String>, c: &HashSet<String>) -> usize {
     s.intersection(c).count()
 }
 
+/// Whether a statement part negates a word of the clause by the prefix "un-" ("uncompressed"
+/// against "compressed", "unsigned" against "signed").
+fn negates_by_prefix(part: &str, clause_terms: &HashSet<String>) -> bool {
+    part.split(|c: char| !c.is_alphanumeric())
+        .filter_map(|w| w.strip_prefix("un"))
+        .filter(|rest| rest.chars().count() >= 4)
+        .any(|rest| clause_terms.contains(&text::stem(rest)))
+}
+
 /// Checks a statement against a clause; `similarity` is the cosine similarity of their
 /// embeddings. Returns the conflict a rule detects, if any.
 pub fn check(statement: &Statement, clause: &Clause, similarity: f32) -> Option<Conflict> {
@@ -898,13 +952,16 @@ pub fn check(statement: &Statement, clause: &Clause, similarity: f32) -> Option<
         || (part.0 >= 2 && similarity >= 0.4)
         || part.0 >= 3
         || (part.0 >= 1 && similarity >= 0.55 && overlap >= 2);
-    if !on_topic || part.1.positive == clause.positive {
+    // "Installed uncompressed" says the opposite of "installed compressed".
+    let part_positive = part.1.positive != negates_by_prefix(&part.1.text, &clause.terms);
+    if !on_topic || part_positive == clause.positive {
         return None;
     }
     // Against an obligation, the negated words must be about what the clause requires, and
     // an assurance of absence ("nothing is created …") is not a failure to act.
     if clause.positive
         && clause.deontic == Deontic::Obligation
+        && !part_positive
         && !part.1.positive
         && (part.1.quantifier_only || shared(&part.1.negated, &clause.scope) == 0)
     {
@@ -1057,6 +1114,47 @@ mod tests {
             conflict(
                 "Staff use the shared archive accounts so that no personal account is needed.",
                 rule
+            ),
+            Some(AuditRule::ProhibitionBreached)
+        );
+    }
+
+    #[test]
+    fn content_clauses_prefixes_and_named_subjects_are_read_as_they_are_meant() {
+        // What a rule asks to be stated is not what it forbids.
+        let rule = "Contractors should state in the visitor log that they are not employees.";
+        assert_eq!(clause(rule).map(|c| c.positive), Some(true));
+        assert_eq!(
+            conflict("The visitor log is a bound book kept at the desk.", rule),
+            None
+        );
+        // A relative clause in the middle leaves the rest of the rule standing.
+        let rule =
+            "Every badge that a visitor wears, that carries a photo, must be returned at no cost.";
+        assert_eq!(clause(rule).map(|c| c.positive), Some(false));
+        // A concession after the rule does not turn it.
+        let rule = "A copy of the key register should be kept in the safe, but it need not be if the office is closed.";
+        assert_eq!(clause(rule).map(|c| c.positive), Some(true));
+        // "un-" negates the word it prefixes.
+        let rule = "Archive boxes should be stored sealed with the officer's stamp.";
+        assert_eq!(
+            conflict("Archive boxes are stored unsealed to save time.", rule),
+            Some(AuditRule::ObligationNotMet)
+        );
+        assert_eq!(
+            conflict(
+                "Archive boxes are stored sealed with the officer's stamp.",
+                rule
+            ),
+            None
+        );
+        // A demonstrative with its noun names the subject; alone, it points elsewhere.
+        assert!(clause("This register must neither be copied nor be taken home.").is_some());
+        assert!(clause("This must not be copied.").is_none());
+        assert_eq!(
+            conflict(
+                "The register is taken home by the clerk every night.",
+                "This register must neither be copied nor be taken home."
             ),
             Some(AuditRule::ProhibitionBreached)
         );
