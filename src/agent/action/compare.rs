@@ -48,12 +48,6 @@ impl Agent<'_> {
         let query = state.standalone.clone().unwrap_or_else(|| own.clone());
         // The documents' own names and the vocabulary of comparing say nothing about the
         // subject, and would pick running headers ("Reference, Release 12.18").
-        let vocabulary = extractive::stems(
-            "compare comparison differ difference differences change changed changes version \
-             versions between document documents old new previous latest release edition \
-             add adds added introduce introduces introduced drop dropped remove removed delete \
-             deleted omit omitted apart aside besides except excluding",
-        );
         let mut names = HashSet::new();
         for d in &docs {
             names.extend(extractive::stems(&format!(
@@ -65,17 +59,7 @@ impl Agent<'_> {
                     .replace(['-', '_'], " ")
             )));
         }
-        // A word of a document's name is part of naming it where it is written as a name
-        // ("Debian Policy Manual", "copyright-format", "GPL-1"); in lower case it is the
-        // subject ("… require of a package's copyright file").
-        let noise = |w: &str| {
-            let s = extractive::stems(w);
-            let named = w.starts_with(char::is_uppercase)
-                || w.contains(|c: char| c == '-' || c.is_ascii_digit());
-            !s.is_empty()
-                && s.iter()
-                    .all(|t| vocabulary.contains(t) || (named && names.contains(t)))
-        };
+        let noise = |w: &str| compare::names_or_compares(w, &names);
         let own_subject: Vec<&str> = own.split_whitespace().filter(|w| !noise(w)).collect();
         let mut terms = extractive::question_terms(&own_subject.join(" "), "");
         // Each document is searched for the subject alone: the names of the documents compared

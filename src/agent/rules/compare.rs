@@ -8,6 +8,7 @@
 use std::cmp::Ordering;
 use std::collections::HashSet;
 
+use super::extractive::stems;
 use super::lexicon;
 use super::{Pattern, regex};
 use std::sync::LazyLock;
@@ -205,9 +206,44 @@ pub fn asks_removals(question: &str) -> bool {
             .any(lexicon::is_removal)
 }
 
+/// The vocabulary of comparing: what a comparison question says besides its subject.
+const COMPARING: &str = "compare comparison differ difference differences change changed changes \
+     version versions between document documents old new previous latest release edition add \
+     adds added introduce introduces introduced drop dropped remove removed delete deleted omit \
+     omitted apart aside besides except excluding";
+
+/// Whether a word of a comparison question says which documents are compared or that they are
+/// compared, not what about: a word of comparing, or a word of a compared document's name
+/// (`names`: the stems of their titles, versions and file names) written as a name —
+/// capitalised, hyphenated or numbered ("Debian Policy Manual", "copyright-format", "GPL-1").
+/// In lower case a name's word is the subject ("… require of a package's copyright file").
+pub fn names_or_compares(word: &str, names: &HashSet<String>) -> bool {
+    static VOCABULARY: LazyLock<HashSet<String>> = LazyLock::new(|| stems(COMPARING));
+    let s = stems(word);
+    let named = word.starts_with(char::is_uppercase)
+        || word.contains(|c: char| c == '-' || c.is_ascii_digit());
+    !s.is_empty()
+        && s.iter()
+            .all(|t| VOCABULARY.contains(t) || (named && names.contains(t)))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_document_is_named_by_its_capitalised_words_and_the_subject_stays() {
+        let names = stems("Harbour Safety Code harbour-safety-code");
+        let q = "Compare what the Harbour Safety Code and the fire-code say about safety drills.";
+        let subject: Vec<&str> = q
+            .split_whitespace()
+            .filter(|w| !names_or_compares(w, &names))
+            .collect();
+        assert_eq!(
+            subject.join(" "),
+            "what the and the fire-code say about safety drills."
+        );
+    }
 
     #[test]
     fn quantities_keep_units_and_skip_section_numbers() {
