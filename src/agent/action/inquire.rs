@@ -107,6 +107,25 @@ impl Agent<'_> {
             _ => String::new(),
         };
         let mut terms = extractive::question_terms(&own, &context);
+        if extractive::asks_which_document(&own) {
+            let names = self
+                .lib
+                .documents(profile)
+                .await?
+                .into_iter()
+                .map(|d| {
+                    let name = extractive::stems(&format!(
+                        "{} {}",
+                        d.title,
+                        d.file_name
+                            .trim_end_matches(".pdf")
+                            .replace(['-', '_'], " ")
+                    ));
+                    (d.id, name)
+                })
+                .collect();
+            extractive::by_name(&mut state.evidence, &names, &terms);
+        }
         // The name of a document the question is scoped to says nothing about the answer
         // ("Under the Artistic License, what may …" must not pick the title line).
         for doc in self.resolved_documents(profile, state).await? {

@@ -288,6 +288,45 @@ pub fn candidates(evidence: &[Evidence]) -> Vec<Candidate> {
 /// question's words to text about something else.
 const ANSWER_SENTENCES: usize = 1;
 
+/// "Which document covers …", "what policy says …", "where is … described": a question about
+/// which document, not only about what it says.
+static WHICH_DOCUMENT: super::Pattern = std::sync::LazyLock::new(|| {
+    super::regex(
+        r"(?i)\b(?:which|what)\s+(?:\w+\s+)?(?:documents?|polic(?:y|ies)|specifications?|manuals?|licen[cs]es?|rulebooks?)\b|\bwhere\s+(?:is|are)\b.*\b(?:described|specified|defined|documented|set out)\b",
+    )
+});
+
+/// Whether the question asks which document says something (see [`by_name`]).
+pub fn asks_which_document(question: &str) -> bool {
+    super::matches(&WHICH_DOCUMENT, question)
+}
+
+/// For a question asking which document says something: the evidence of the one document
+/// whose name (`names`: document id → stems of its title and file name) holds the most of the
+/// question's terms comes first ("Which document specifies the copyright file format?" →
+/// copyright-format.pdf before a manual that mentions the format). Nothing moves when no name
+/// holds a question term or two names hold as many.
+pub fn by_name(
+    evidence: &mut [Evidence],
+    names: &HashMap<String, HashSet<String>>,
+    terms: &HashMap<String, f32>,
+) {
+    let held = |id: &str| {
+        names
+            .get(id)
+            .map_or(0, |n| terms.keys().filter(|t| n.contains(*t)).count())
+    };
+    let mut counts: Vec<(usize, &String)> = names.keys().map(|id| (held(id), id)).collect();
+    counts.sort_by_key(|c| std::cmp::Reverse(c.0));
+    let best = match counts.as_slice() {
+        [(n, id), rest @ ..] if *n > 0 && rest.first().is_none_or(|(m, _)| m < n) => (*id).clone(),
+        _ => return,
+    };
+    if evidence.iter().any(|e| e.document_id == best) {
+        evidence.sort_by_key(|e| e.document_id != best);
+    }
+}
+
 /// Most words a title line holds (see [`is_title_line`]).
 const TITLE_WORDS: usize = 8;
 
@@ -830,6 +869,39 @@ mod tests {
                 .any(|p| p.sentence.text.starts_with("Only one"))
         );
         assert!(!asked.iter().any(|p| p.evidence == 1));
+    }
+
+    #[test]
+    fn a_which_document_question_puts_the_document_named_for_it_first() {
+        assert!(asks_which_document(
+            "Which document specifies the format of badge records?"
+        ));
+        assert!(asks_which_document(
+            "Where is the visitor escort rule described?"
+        ));
+        assert!(!asks_which_document("What must a visitor wear?"));
+        // An outside standard the text refers to is content, not a document of the library.
+        assert!(!asks_which_document(
+            "Which international standard should the risk policy refer to?"
+        ));
+        let mut evidence = vec![ev("The manual mentions badge records.", 0), {
+            let mut e = ev("Badge records hold a photo.", 1);
+            e.document_id = "fmt".into();
+            e
+        }];
+        let names: HashMap<String, HashSet<String>> = [
+            ("d".to_owned(), stems("Site Manual site-manual.pdf")),
+            ("fmt".to_owned(), stems("badge-record-format.pdf")),
+        ]
+        .into();
+        let terms = question_terms("Which document specifies the format of badge records?", "");
+        by_name(&mut evidence, &names, &terms);
+        assert_eq!(evidence[0].document_id, "fmt");
+        // No name holds a question term: retrieval's order stays.
+        let mut evidence = vec![ev("One.", 0), ev("Two.", 1)];
+        let terms = question_terms("Which document covers visitor escorts?", "");
+        by_name(&mut evidence, &names, &terms);
+        assert_eq!(evidence[0].text, "One.");
     }
 
     #[test]
