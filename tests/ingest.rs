@@ -122,6 +122,41 @@ async fn ghostscript_made_pdfs_keep_their_body_text() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_table_is_stored_row_by_row_and_its_rows_answer() {
+    // Regression: poppler's reading order gave a groff table column by column ("CCTV footage"
+    // far from "30 days"), and a row, looking like a title, was never quoted: "How long must
+    // CCTV footage be retained?" was answered from other sentences of the page.
+    let (t, p, _doc, page) = first_page_of("retention-schedule.pdf").await;
+    assert!(page.contains("CCTV footage 30 days Facilities"), "{page}");
+    // The two columns of prose keep their reading order.
+    let words = page.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(
+        words.contains("Visitor logs must be retained for eighteen months"),
+        "{page}"
+    );
+    let agent = policypal::agent::Agent::new(&t.lib).without_cache();
+    let turn = crate::common::ask_ok(
+        &agent,
+        &p,
+        policypal::agent::types::AskRequest {
+            text: "How long must CCTV footage be retained?".into(),
+            ..Default::default()
+        },
+    )
+    .await;
+    let quotes: Vec<&str> = turn
+        .answer
+        .citations
+        .iter()
+        .map(|c| c.quote.as_str())
+        .collect();
+    assert!(
+        quotes.iter().any(|q| q.contains("CCTV footage 30 days")),
+        "{quotes:?}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn words_a_pdf_places_apart_are_stored_apart() {
     // Regression: groff-typeset manuals came out with glued words ("hierarchyisdivided",
     // "movedtothe"), so their quotes were not what a PDF viewer shows and their words were

@@ -5,7 +5,9 @@
 //! the app for OCR's renderer anyway): it places the words by their positions, as a PDF viewer
 //! shows them, where `pdf-extract` glues the words of PDFs that position each word instead of
 //! writing spaces ("hierarchyisdivided" in a groff manual) — quotes must be what a reader
-//! sees. A page `pdftotext` leaves empty, or every page when it is missing or fails, is read
+//! sees. A page whose content stream draws a table row by row, which `pdftotext`'s reading
+//! order splits into columns, is read in drawing order (`-raw`) when that holds the same words
+//! on far fewer lines. A page `pdftotext` leaves empty, or every page when it is missing or fails, is read
 //! with `pdf-extract`, falling back to lopdf's own text extraction for a page that panics,
 //! errors, or comes back suspiciously empty (pdf-extract silently drops the body text of some
 //! Ghostscript-made PDFs). Those pages are shared out among one scoped thread per core, each
@@ -145,11 +147,18 @@ const POPPLER_MIN_PAGES_PER_SEC: u64 = 5;
 /// Every page's text as `pdftotext` reads it (UTF-8, reading order), `None` when the program is
 /// missing, fails, runs over `secs` (it is then stopped, and the pages go to the built-in
 /// extractors), or does not return one text per page (`pages`).
-fn poppler_pages(bytes: &[u8], pages: usize, secs: u64) -> Option<Vec<String>> {
+/// With `raw`, in the order the page's content stream draws the text (`pdftotext -raw`) instead
+/// of the reading order poppler works out.
+fn poppler_pages(bytes: &[u8], pages: usize, secs: u64, raw: bool) -> Option<Vec<String>> {
     use std::io::{Read, Write};
     use std::process::{Command, Stdio};
+    let mut args = vec!["-enc", "UTF-8", "-q"];
+    if raw {
+        args.push("-raw");
+    }
+    args.extend(["-", "-"]);
     let mut child = Command::new(PDFTOTEXT)
-        .args(["-enc", "UTF-8", "-q", "-", "-"])
+        .args(&args)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
@@ -194,6 +203,29 @@ fn poppler_pages(bytes: &[u8], pages: usize, secs: u64) -> Option<Vec<String>> {
     (texts.len() == pages).then_some(texts)
 }
 
+/// Fewest one-to-three-word lines (a table's cells, one per line) a page's reading order must
+/// have before its drawing order is considered (see [`rows_kept`]).
+const MIN_CELL_LINES: usize = 6;
+
+/// Whether `drawn` (a page in drawing order) keeps rows that `read` (the same page in reading
+/// order) splits into columns: the same letters and digits (line breaks and hyphenation
+/// aside), and at most half as many lines of one to three words, of which `read` has at least
+/// [`MIN_CELL_LINES`]. Prose reads the same both ways.
+fn rows_kept(read: &str, drawn: &str) -> bool {
+    let cells = |t: &str| {
+        t.lines()
+            .filter(|l| (1..=3).contains(&l.split_whitespace().count()))
+            .count()
+    };
+    fn letters(t: &str) -> Vec<char> {
+        let mut c: Vec<char> = t.chars().filter(|c| c.is_alphanumeric()).collect();
+        c.sort_unstable();
+        c
+    }
+    let (a, b) = (cells(read), cells(drawn));
+    a >= MIN_CELL_LINES && 2 * b <= a && letters(read) == letters(drawn)
+}
+
 /// Extracts every page's text, `pdftotext` first (given [`PDFTOTEXT_SECS`]).
 pub fn extract_blocking(bytes: &[u8]) -> Result<Vec<RawPage>, IngestError> {
     extract_with(bytes, PDFTOTEXT_SECS)
@@ -211,8 +243,22 @@ pub fn extract_with(bytes: &[u8], poppler_secs: u64) -> Result<Vec<RawPage>, Ing
     let budget =
         poppler_secs.min(POPPLER_BASE_SECS + pages.len() as u64 / POPPLER_MIN_PAGES_PER_SEC);
     let poppler = (poppler_secs > 0)
-        .then(|| poppler_pages(bytes, pages.len(), budget))
+        .then(|| poppler_pages(bytes, pages.len(), budget, false))
         .flatten();
+    // A table's rows: poppler's reading order gives a table column by column ("Invoices,
+    // Payroll, CCTV footage" then "7 years, 6 years, 30 days"); the order the page draws its
+    // text in usually keeps each row on its line. A page whose drawing order holds the same
+    // words on far fewer lines is read in that order.
+    let poppler = poppler.map(|mut texts| {
+        if let Some(raw) = poppler_pages(bytes, pages.len(), budget, true) {
+            for (text, drawn) in texts.iter_mut().zip(raw) {
+                if rows_kept(text, &drawn) {
+                    *text = drawn;
+                }
+            }
+        }
+        texts
+    });
     if let Some(texts) = poppler {
         // Pages in page-number order, as `pdftotext` writes them.
         pages.sort_by_key(|(number, _)| *number);
@@ -367,4 +413,27 @@ fn page_resources_have_xobject(doc: &Document, page_id: pdf_extract::ObjectId) -
     };
     let has = |d: &pdf_extract::Dictionary| d.get(b"XObject").is_ok();
     res.is_some_and(has) || ids.iter().any(|id| doc.get_dictionary(*id).is_ok_and(has))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_page_whose_drawing_order_keeps_table_rows_is_read_that_way() {
+        let read = "The schedule below lists the periods for the archive.\nItem\nBadges\nKeys\nLogs\n\nPeriod\n1 year\n5 years\n2 years\n";
+        let drawn = "The schedule below lists the periods for the archive.\nItem Period\nBadges 1 year\nKeys 5 years\nLogs 2 years\n";
+        assert!(rows_kept(read, drawn));
+        // Prose reads the same both ways.
+        let prose = "Badges expire after one year.\nKeys are kept for five years.\n";
+        assert!(!rows_kept(prose, prose));
+        // Other words (a drawing order that loses or repeats text) never replace the page.
+        assert!(!rows_kept(
+            read,
+            "The schedule below.\nItem Period\nBadges 1 year\n"
+        ));
+        // Hyphenation at a line end is the same text.
+        let hyphenated = read.replace("The schedule", "The sche-\ndule");
+        assert!(rows_kept(&hyphenated, drawn));
+    }
 }

@@ -246,7 +246,9 @@ pub fn candidates(evidence: &[Evidence]) -> Vec<Candidate> {
         let mut position = 0;
         let mut asked: Option<(HashSet<String>, usize)> = None;
         for s in sentences(&e.text) {
-            if super::text::looks_like_heading(&s.text) || is_title_line(&e.text, &s) {
+            if (super::text::looks_like_heading(&s.text) || is_title_line(&e.text, &s))
+                && !is_table_row(&e.text, &s)
+            {
                 position += 1;
                 continue;
             }
@@ -346,6 +348,37 @@ fn is_title_line(passage: &str, s: &Sentence) -> bool {
         // Code and commands ("MANPATH=… can be added to $HOME/.profile") are no titles.
         && !t.contains(['=', '$', '/', '\\', '‘', '`', '<', '>', '{', '|'])
 }
+
+/// Whether a sentence is a row of a table ("CCTV footage 30 days Facilities"): one short line
+/// without closing punctuation, with a number inside it (not only first, as a section number,
+/// or last, as a table of contents' page number), next to a line of the same short kind. A row
+/// states a value, so it is a candidate even though it looks like a title.
+fn is_table_row(passage: &str, s: &Sentence) -> bool {
+    let t = s.text.trim();
+    let words: Vec<&str> = t.split_whitespace().collect();
+    let short = |l: &str| {
+        let n = l.split_whitespace().count();
+        (2..=ROW_WORDS).contains(&n) && !l.trim_end().ends_with(['.', '!', '?', ';', ':', ','])
+    };
+    let inner_number = words.len() >= 3
+        && words[1..words.len() - 1]
+            .iter()
+            .any(|w| w.chars().any(|c| c.is_ascii_digit()));
+    let line_before = passage[..s.start]
+        .trim_end_matches([' ', '\t'])
+        .strip_suffix('\n')
+        .and_then(|b| b.lines().last());
+    let line_after = passage[s.end..]
+        .strip_prefix('\n')
+        .and_then(|a| a.lines().next());
+    !t.contains('\n')
+        && short(t)
+        && inner_number
+        && (line_before.is_some_and(short) || line_after.is_some_and(short))
+}
+
+/// Most words a table row holds (see [`is_table_row`]).
+const ROW_WORDS: usize = 12;
 
 /// Whether a sentence of a document is a question it asks (a FAQ entry, a rhetorical
 /// question), not a statement.
@@ -902,6 +935,28 @@ mod tests {
         let terms = question_terms("Which document covers visitor escorts?", "");
         by_name(&mut evidence, &names, &terms);
         assert_eq!(evidence[0].text, "One.");
+    }
+
+    #[test]
+    fn a_table_row_is_quoted_though_it_looks_like_a_title() {
+        let page = "The table below lists the periods.\nRecord type Period Owner\nBadges 2 years Security\nVisitor photos 30 days Reception\nFiling is reviewed every year.";
+        let terms = question_terms("How long are visitor photos kept?", "");
+        let picked = pick(&terms, &[ev(page, 0)], 1);
+        assert_eq!(
+            picked.first().map(|p| p.sentence.text.as_str()),
+            Some("Visitor photos 30 days Reception")
+        );
+        let ss = sentences(page);
+        let row = |text: &str| {
+            ss.iter()
+                .find(|s| s.text == text)
+                .is_some_and(|s| is_table_row(page, s))
+        };
+        assert!(row("Badges 2 years Security"));
+        // The header row holds no value; a numbered title is no row.
+        assert!(!row("Record type Period Owner"));
+        let toc = "Contents\n4.2 Keeping badges 12\n4.3 Visitor photos 14\n";
+        assert!(!sentences(toc).iter().any(|s| is_table_row(toc, s)));
     }
 
     #[test]

@@ -6,7 +6,7 @@
 //! general pattern it serves.
 
 /// Numbers as words, with their values ("seven years", "within thirty days").
-pub const NUMBERS: [(&str, f64); 21] = [
+pub const NUMBERS: [(&str, f64); 28] = [
     ("zero", 0.0),
     ("one", 1.0),
     ("two", 2.0),
@@ -20,13 +20,20 @@ pub const NUMBERS: [(&str, f64); 21] = [
     ("ten", 10.0),
     ("eleven", 11.0),
     ("twelve", 12.0),
+    ("thirteen", 13.0),
+    ("fourteen", 14.0),
     ("fifteen", 15.0),
+    ("sixteen", 16.0),
+    ("seventeen", 17.0),
+    ("eighteen", 18.0),
+    ("nineteen", 19.0),
     ("twenty", 20.0),
     ("thirty", 30.0),
     ("forty", 40.0),
     ("fifty", 50.0),
     ("sixty", 60.0),
     ("seventy", 70.0),
+    ("eighty", 80.0),
     ("ninety", 90.0),
 ];
 
@@ -178,6 +185,10 @@ mod tests {
     #[test]
     fn numbers_read_as_words_and_digits() {
         assert_eq!(number("Seventy"), Some(70.0));
+        // Regression: "eighteen months" was no number, and a question asking how long was
+        // refused though the answer was quoted.
+        assert_eq!(number("eighteen"), Some(18.0));
+        assert_eq!(number("eighty"), Some(80.0));
         assert_eq!(number("1,250"), Some(1250.0));
         assert_eq!(number("2.5"), Some(2.5));
         assert_eq!(number("several"), None);

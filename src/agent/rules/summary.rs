@@ -112,6 +112,16 @@ fn unusable(s: &str) -> bool {
     {
         return true;
     }
+    // Table rows run together (a table has no full stops to end its sentences): most lines
+    // of a few words each.
+    let lines: Vec<&str> = s.lines().collect();
+    let cells = lines
+        .iter()
+        .filter(|l| l.split_whitespace().count() <= ROW_WORDS)
+        .count();
+    if lines.len() >= 3 && 2 * cells >= lines.len() {
+        return true;
+    }
     let letters = s.chars().filter(|c| c.is_alphabetic()).count();
     let lower = s.chars().filter(|c| c.is_lowercase()).count();
     letters * 2 < chars || lower * 2 < letters
@@ -121,6 +131,9 @@ fn unusable(s: &str) -> bool {
 /// makes a summary a list of section openings, lower lets central sentences from inside a
 /// section win.
 const OPENING_BONUS: f32 = 0.5;
+
+/// Most words a line of a table row holds (see [`unusable`]).
+const ROW_WORDS: usize = 4;
 
 /// How many sentences of a section's opening get [`OPENING_BONUS`].
 const OPENING_SENTENCES: usize = 2;
