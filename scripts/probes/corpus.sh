@@ -3,7 +3,9 @@
 # Debian ships: licences printed with enscript | ps2pdf, the shared-MIME-info spec, dpkg's
 # triggers spec, the man-db manual, the Debian FAQ and chapter 4 of the Securing Debian Manual
 # (typeset with groff -ms from its HTML by html2ms.py), and the Debian Policy Manual with its
-# copyright-format and Perl policy documents (from the debian-policy package). Needs enscript, ghostscript, groff,
+# copyright-format and Perl policy documents (from the debian-policy package); probe 7 uses
+# probe 6's corpus; probe 8 is a two-column policy with a table, written here
+# (northwind-retention.ms, typeset with tbl and groff -ms). Needs enscript, ghostscript, groff,
 # shared-mime-info, dpkg-dev's docs and man-db's docs (the packages of a Debian 12 desktop), and
 # `apt-get download` of debian-faq, harden-doc and debian-policy.
 #   bash scripts/probes/corpus.sh OUT
@@ -11,7 +13,7 @@
 #   python3 ../shared/eval/score.py --questions scripts/probes/probe1.jsonl --results r.jsonl --corpus OUT/probe1
 set -euo pipefail
 out=${1:?usage: corpus.sh OUT}
-mkdir -p "$out"/probe1 "$out"/probe2 "$out"/probe3 "$out"/probe3-audits "$out"/probe4 "$out"/probe5 "$out"/probe6
+mkdir -p "$out"/probe1 "$out"/probe2 "$out"/probe3 "$out"/probe3-audits "$out"/probe4 "$out"/probe5 "$out"/probe6 "$out"/probe8
 licence() {  # licence NAME DIR: /usr/share/common-licenses/NAME -> DIR/NAME.pdf
   enscript -q -B -f Courier10 -p "/tmp/$1.ps" "/usr/share/common-licenses/$1"
   ps2pdf "/tmp/$1.ps" "$2/$1.pdf"
@@ -48,3 +50,5 @@ for t in copyright-format-1.0:copyright-format perl-policy:perl-policy; do
   ps2pdf "$tmp/t.ps" "$out/probe6/${t##*:}.pdf"
 done
 rm -rf "$tmp"
+tbl "$here/northwind-retention.ms" | groff -ms -Tps > /tmp/northwind.ps
+ps2pdf /tmp/northwind.ps "$out/probe8/northwind-retention.pdf" && rm -f /tmp/northwind.ps
