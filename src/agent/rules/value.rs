@@ -188,11 +188,12 @@ pub fn asks(question: &str) -> Asks {
     out
 }
 
-/// The kind of value one ask wants, from its first interrogative.
-fn kind_of(ask: &str) -> Option<Kind> {
+/// The first interrogative of an ask (lower case) and the words after it (lower case, without
+/// punctuation).
+fn interrogative(ask: &str) -> Option<(String, Vec<String>)> {
     let caps = INTERROGATIVE.as_ref()?.captures(ask)?;
     let wh = caps.get(1)?.as_str().to_lowercase();
-    let rest: Vec<String> = caps
+    let rest = caps
         .get(2)
         .map_or("", |m| m.as_str())
         .split_whitespace()
@@ -201,6 +202,12 @@ fn kind_of(ask: &str) -> Option<Kind> {
                 .to_lowercase()
         })
         .collect();
+    Some((wh, rest))
+}
+
+/// The kind of value one ask wants, from its first interrogative.
+fn kind_of(ask: &str) -> Option<Kind> {
+    let (wh, rest) = interrogative(ask)?;
     let word = |i: usize| rest.get(i).map_or("", String::as_str);
     match wh.as_str() {
         "how" => match word(0) {
@@ -253,17 +260,7 @@ const NEAR: usize = 3;
 /// The noun whose number an ask wants: the head of the phrase after "how many" or the value
 /// noun after "what" ([`VALUE_NOUNS`]).
 fn value_noun(ask: &str) -> Option<String> {
-    let caps = INTERROGATIVE.as_ref()?.captures(ask)?;
-    let wh = caps.get(1)?.as_str().to_lowercase();
-    let rest: Vec<String> = caps
-        .get(2)
-        .map_or("", |m| m.as_str())
-        .split_whitespace()
-        .map(|w| {
-            w.trim_matches(|c: char| !c.is_alphanumeric())
-                .to_lowercase()
-        })
-        .collect();
+    let (wh, rest) = interrogative(ask)?;
     let head = |from: usize| {
         rest[from.min(rest.len())..]
             .iter()
