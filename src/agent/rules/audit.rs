@@ -48,6 +48,9 @@ pub struct Clause {
     pub values: Vec<(String, String)>,
     /// Numeric bounds the clause sets.
     pub bounds: Vec<Bound>,
+    /// Terms of the event the required act must come before ("before connecting to any
+    /// network", "prior to collection"), empty when the clause sets no order.
+    pub before: HashSet<String>,
 }
 
 /// A lower or upper bound on a quantity ("at least three years", "within 30 days").
@@ -167,6 +170,9 @@ static QUOTED: Pattern = LazyLock::new(|| regex(r#""[^"]*"|“[^”]*”"#));
 /// A list marker at the start of a line: a bullet, "(a)", "iv.", "2)".
 static MARKER: Pattern =
     LazyLock::new(|| regex(r"^\s*(?:[•\-*]|\(?(?:[a-h]|[ivx]{1,4}|\d{1,2})[).])\s+"));
+
+/// A modal with a comma right after it ("you should, at the very least, …").
+static MODAL_COMMA: Pattern = LazyLock::new(|| regex(r"\b(must|shall|should|may),"));
 
 /// A lettered item inside a sentence: "… the following: (a) …".
 static ITEM: Pattern = LazyLock::new(|| regex(r"(?:^|[\s:;])\(?[a-h]\)\s"));
@@ -445,7 +451,14 @@ pub fn clause(sentence: &str) -> Option<Clause> {
         .as_ref()
         .is_some_and(|re| re.is_match(sentence.trim_start()));
     let sentence = strip_marker(sentence);
+    // A comma right after a modal ("you should, at the very least, execute …") must not hide
+    // it from the padded patterns.
     let l = strip_conditions(&lower(sentence));
+    let l = match MODAL_COMMA.as_ref() {
+        Some(re) => re.replace_all(&l, "$1 ,").into_owned(),
+        None => l,
+    };
+    let before = event_before(&l);
     // The rule is in the main clause: a framing clause before it ("To make sure that this
     // cannot happen, you should set a password") holds no modal of the rule's.
     let l = l[frame_end(&l)..].to_owned();
@@ -605,7 +618,79 @@ pub fn clause(sentence: &str) -> Option<Clause> {
         required_paths,
         values: labelled(sentence),
         bounds: bounds(sentence),
+        before: if deontic == Deontic::Obligation && positive {
+            before
+        } else {
+            HashSet::new()
+        },
     })
+}
+
+/// Words that put an event after the act a rule requires ("before connecting", "prior to
+/// collection").
+const BEFORE: [&str; 2] = [" before ", " prior to "];
+
+/// Most words after "before" that name the event.
+const EVENT_WORDS: usize = 5;
+
+/// The terms of the event a padded lower-case rule puts after its act, up to a comma or
+/// [`EVENT_WORDS`] words.
+fn event_before(l: &str) -> HashSet<String> {
+    BEFORE
+        .iter()
+        .filter_map(|b| l.find(b).map(|i| &l[i + b.len()..]))
+        .next()
+        .map(|rest| {
+            let event = rest.split(',').next().unwrap_or_default();
+            terms(
+                &event
+                    .split_whitespace()
+                    .take(EVENT_WORDS)
+                    .collect::<Vec<_>>()
+                    .join(" "),
+            )
+        })
+        .unwrap_or_default()
+}
+
+/// Whether a statement part (lower case) does the act of a rule after the event the rule puts
+/// after it: "later" or "afterwards" after a word of the act ("the first update is run a week
+/// later"), or "after" followed by the event ("updated after connecting"). "After installing
+/// the updates, connect …" puts the act first.
+fn done_after(part: &str, act: &HashSet<String>, event: &HashSet<String>) -> bool {
+    let words: Vec<String> = part
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .map(text::stem)
+        .collect();
+    let first_act = words.iter().position(|w| act.contains(w));
+    let late = words.iter().enumerate().any(|(i, w)| {
+        matches!(w.as_str(), "later" | "afterward" | "afterwards")
+            && first_act.is_some_and(|a| a < i)
+    });
+    // "after" whose object is the event: its first word past articles and auxiliaries.
+    let after_event = words.iter().enumerate().any(|(i, w)| {
+        w == "after"
+            && words[i + 1..]
+                .iter()
+                .find(|x| {
+                    !matches!(
+                        x.as_str(),
+                        "the"
+                            | "a"
+                            | "an"
+                            | "any"
+                            | "hav"
+                            | "having"
+                            | "be"
+                            | "being"
+                            | "its"
+                            | "their"
+                    )
+                })
+                .is_some_and(|x| event.contains(x))
+    });
+    late || after_event
 }
 
 fn trim_path(p: &str) -> String {
@@ -936,6 +1021,23 @@ pub fn check(statement: &Statement, clause: &Clause, similarity: f32) -> Option<
             }
         }
     }
+    // Order: the act the clause requires before an event is done after it.
+    if !clause.before.is_empty() && topical {
+        let act: HashSet<String> = clause.scope.difference(&clause.before).cloned().collect();
+        let late = statement.parts.iter().any(|p| {
+            shared(&p.terms, &act) >= 1
+                && shared(&p.terms, &clause.before) >= 1
+                && done_after(&p.text, &act, &clause.before)
+        });
+        if late {
+            return Some(Conflict {
+                rule: AuditRule::ObligationNotMet,
+                severity,
+                summary: "The text does after the event what the clause requires before it".into(),
+                suggestion: "Do it before, as the clause requires.".into(),
+            });
+        }
+    }
     // Polarity: the part of the statement that speaks about what the clause governs says the
     // opposite of what the clause requires.
     let part = statement
@@ -1161,6 +1263,45 @@ mod tests {
     }
 
     #[test]
+    fn an_act_required_before_an_event_and_done_after_it_is_a_conflict() {
+        let rule = "Before collecting any personal data, staff must, in every case, obtain the customer's written consent.";
+        let c = clause(rule);
+        assert!(
+            c.as_ref().is_some_and(|c| c.before.contains("collect")),
+            "{c:?}"
+        );
+        assert_eq!(
+            conflict(
+                "Staff collect the personal data at the counter and obtain written consent a week later.",
+                rule
+            ),
+            Some(AuditRule::ObligationNotMet)
+        );
+        assert_eq!(
+            conflict(
+                "Staff obtain written consent after collecting the personal data.",
+                rule
+            ),
+            Some(AuditRule::ObligationNotMet)
+        );
+        // Done first, or the event after the act: compliant.
+        assert_eq!(
+            conflict(
+                "Staff obtain the customer's written consent before collecting personal data.",
+                rule
+            ),
+            None
+        );
+        assert_eq!(
+            conflict(
+                "After obtaining written consent, staff collect the personal data.",
+                rule
+            ),
+            None
+        );
+    }
+
+    #[test]
     fn obligation_negated_is_a_conflict_and_double_negation_is_not() {
         let rule = "You must cause the modified files to carry prominent notices stating that you changed the files.";
         assert_eq!(
@@ -1299,7 +1440,9 @@ mod tests {
             &QUOTED,
             &MARKER,
             &ITEM,
-            &CONDITION
+            &CONDITION,
+            &MARKUP,
+            &MODAL_COMMA
         ]));
     }
 }
