@@ -242,15 +242,22 @@ pub fn extract_with(bytes: &[u8], poppler_secs: u64) -> Result<Vec<RawPage>, Ing
     // refuse quickly.
     let budget =
         poppler_secs.min(POPPLER_BASE_SECS + pages.len() as u64 / POPPLER_MIN_PAGES_PER_SEC);
+    let started = std::time::Instant::now();
     let poppler = (poppler_secs > 0)
         .then(|| poppler_pages(bytes, pages.len(), budget, false))
         .flatten();
+    // The drawing-order reading gets what is left of the same budget, so poppler's two runs
+    // together never take longer than one was allowed to.
+    let left = budget.saturating_sub(started.elapsed().as_secs());
     // A table's rows: poppler's reading order gives a table column by column ("Invoices,
     // Payroll, CCTV footage" then "7 years, 6 years, 30 days"); the order the page draws its
     // text in usually keeps each row on its line. A page whose drawing order holds the same
     // words on far fewer lines is read in that order.
     let poppler = poppler.map(|mut texts| {
-        if let Some(raw) = poppler_pages(bytes, pages.len(), budget, true) {
+        if let Some(raw) = (left > 0)
+            .then(|| poppler_pages(bytes, pages.len(), left, true))
+            .flatten()
+        {
             for (text, drawn) in texts.iter_mut().zip(raw) {
                 if rows_kept(text, &drawn) {
                     *text = drawn;
