@@ -329,6 +329,10 @@ pub fn by_name(
     }
 }
 
+/// A list item marked by a letter or a roman numeral: "(b) ", "c) ", "(iv) ".
+static LETTERED_ITEM: super::Pattern =
+    std::sync::LazyLock::new(|| super::regex(r"^\(?(?:[a-z]|[ivx]{1,4})\)\s"));
+
 /// Most words a title line holds (see [`is_title_line`]).
 const TITLE_WORDS: usize = 8;
 
@@ -345,6 +349,9 @@ fn is_title_line(passage: &str, s: &Sentence) -> bool {
         && t.split_whitespace().count() <= TITLE_WORDS
         && !t.ends_with(['.', '!', '?', ';', ':', ',', ')', '"', '”'])
         && !t.starts_with(super::text::BULLETS)
+        // A lettered or roman-numbered item ("(b) managing collective investment funds")
+        // states a part of its list.
+        && !super::matches(&LETTERED_ITEM, t)
         // Code and commands ("MANPATH=… can be added to $HOME/.profile") are no titles.
         && !t.contains(['=', '$', '/', '\\', '‘', '`', '<', '>', '{', '|'])
 }
@@ -856,6 +863,26 @@ mod tests {
         assert_eq!(versioned("ipv6"), Some(("ip", "6")));
         assert_eq!(versioned("nvme"), None);
         assert_eq!(versioned("c++17"), None);
+    }
+
+    #[test]
+    fn a_title_in_sentence_case_is_no_quote_but_code_and_list_items_are() {
+        let titled = "The card is issued at the desk.\nTopping up your card\nUse the payroll portal to top up the card.";
+        let ss = sentences(titled);
+        let title = ss.iter().find(|s| s.text.starts_with("Topping"));
+        assert!(title.is_some_and(|t| is_title_line(titled, t)), "{ss:?}");
+        assert!(
+            !ss.iter()
+                .any(|s| s.text.starts_with("Use") && is_title_line(titled, s))
+        );
+        let code = "Add the line below.\nPATH=$HOME/bin can be set\nin the profile.";
+        assert!(!sentences(code).iter().any(|s| is_title_line(code, s)));
+        let listed = "Licensed activities are:\n(a) dealing in investments\n(b) managing assets\n";
+        assert!(!sentences(listed).iter().any(|s| is_title_line(listed, s)));
+        assert!(super::super::all_compile(&[
+            &LETTERED_ITEM,
+            &WHICH_DOCUMENT
+        ]));
     }
 
     #[test]

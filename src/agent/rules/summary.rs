@@ -398,6 +398,13 @@ mod tests {
         assert!(!unusable(
             "Every branch keeps one ledger per quarter of the year."
         ));
+        // Table rows run together are no key point.
+        assert!(unusable(
+            "Directory Description\nbin Most user commands\nlib Libraries\nsbin Other binaries."
+        ));
+        assert!(!unusable(
+            "Every branch keeps one ledger per quarter\nof the year and seals it at the close\nof the quarter."
+        ));
     }
 
     #[test]
