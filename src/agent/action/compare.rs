@@ -50,14 +50,8 @@ impl Agent<'_> {
         // subject, and would pick running headers ("Reference, Release 12.18").
         let mut names = HashSet::new();
         for d in &docs {
-            names.extend(extractive::stems(&format!(
-                "{} {} {}",
-                d.title,
-                d.version,
-                d.file_name
-                    .trim_end_matches(".pdf")
-                    .replace(['-', '_'], " ")
-            )));
+            names.extend(extractive::name_stems(&d.title, &d.file_name));
+            names.extend(extractive::stems(&d.version));
         }
         let noise = |w: &str| compare::names_or_compares(w, &names);
         let own_subject: Vec<&str> = own.split_whitespace().filter(|w| !noise(w)).collect();

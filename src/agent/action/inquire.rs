@@ -107,6 +107,8 @@ impl Agent<'_> {
             _ => String::new(),
         };
         let mut terms = extractive::question_terms(&own, &context);
+        // The values the question asks for: the answer looks for them and refuses without them.
+        let asks = value::asks(&own);
         if extractive::asks_which_document(&own) {
             let names = self
                 .lib
@@ -114,13 +116,7 @@ impl Agent<'_> {
                 .await?
                 .into_iter()
                 .map(|d| {
-                    let name = extractive::stems(&format!(
-                        "{} {}",
-                        d.title,
-                        d.file_name
-                            .trim_end_matches(".pdf")
-                            .replace(['-', '_'], " ")
-                    ));
+                    let name = extractive::name_stems(&d.title, &d.file_name);
                     (d.id, name)
                 })
                 .collect();
@@ -191,8 +187,7 @@ impl Agent<'_> {
                 }
             }
             None => {
-                let wanted = value::asks(&own);
-                for p in extractive::pick_answer(&terms, &state.evidence, 3, &wanted) {
+                for p in extractive::pick_answer(&terms, &state.evidence, 3, &asks) {
                     proposed += 1;
                     if let Some(c) = self
                         .cite_with_lead(
@@ -266,7 +261,7 @@ impl Agent<'_> {
         // A question whose every ask wants a value ("within how many hours", "how often") is
         // not answered by quotes that hold none of that kind.
         if !citations.is_empty()
-            && let Some(kind) = value::asks(&own).unmet(&cited_text)
+            && let Some(kind) = asks.unmet(&cited_text)
         {
             missing.push(kind.describe().to_owned());
         }

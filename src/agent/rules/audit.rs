@@ -676,16 +676,7 @@ fn done_after(part: &str, act: &HashSet<String>, event: &HashSet<String>) -> boo
                 .find(|x| {
                     !matches!(
                         x.as_str(),
-                        "the"
-                            | "a"
-                            | "an"
-                            | "any"
-                            | "hav"
-                            | "having"
-                            | "be"
-                            | "being"
-                            | "its"
-                            | "their"
+                        "the" | "a" | "an" | "any" | "hav" | "be" | "being" | "its" | "their"
                     )
                 })
                 .is_some_and(|x| event.contains(x))

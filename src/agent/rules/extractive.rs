@@ -31,6 +31,15 @@ pub struct Picked {
     pub ranked: bool,
 }
 
+/// Stemmed words of a document's name: its title and its file name (without ".pdf", hyphens
+/// and underscores read as spaces: "copyright-format.pdf" is "copyright format").
+pub fn name_stems(title: &str, file_name: &str) -> HashSet<String> {
+    stems(&format!(
+        "{title} {}",
+        file_name.trim_end_matches(".pdf").replace(['-', '_'], " ")
+    ))
+}
+
 /// Stemmed content terms of a text.
 pub fn stems(text: &str) -> HashSet<String> {
     content_terms(text).iter().map(|t| stem(t)).collect()

@@ -76,15 +76,18 @@ fn section_starts(passages: &[Passage<'_>], depth: usize) -> Vec<usize> {
 }
 
 /// Indexes of the chunks a summary reads: evenly spaced over the document, plus the chunk where
-/// each top-level section starts (thinned evenly when there are many).
+/// each section starts, at the depth [`depth`] chooses (thinned evenly when there are many).
 pub fn sample(passages: &[Passage<'_>]) -> Vec<usize> {
-    let n = passages.len();
+    sample_from(passages.len(), &section_starts(passages, depth(passages)))
+}
+
+/// [`sample`] of `n` chunks whose sections start at `starts`.
+fn sample_from(n: usize, starts: &[usize]) -> Vec<usize> {
     if n == 0 {
         return Vec::new();
     }
     let k = sample_size(n);
     let mut picked: Vec<usize> = (0..k).map(|i| ((2 * i + 1) * n) / (2 * k)).collect();
-    let starts = section_starts(passages, depth(passages));
     let cap = 2 * k;
     let step = starts.len().div_ceil(cap).max(1);
     picked.extend(starts.iter().step_by(step).copied());
@@ -169,7 +172,7 @@ pub fn key_points(passages: &[Passage<'_>], max: usize) -> Vec<KeyPoint> {
 
     let starts = section_starts(passages, depth(passages));
     let mut candidates: Vec<KeyPoint> = Vec::new();
-    for i in sample(passages) {
+    for i in sample_from(n, &starts) {
         let p = &passages[i];
         // A chunk where a section begins may start with the end of the one before: the
         // section's opening is what follows its title.
