@@ -1,12 +1,14 @@
 //! Ingestion of one PDF into pages and chunks.
 //!
 //! Owns: validation of the bytes, text extraction (`pdf`) in a separate process (`worker`), OCR
-//! of scanned pages (`ocr`, in the same kind of process), clean-up (`text`) and chunking with
+//! of scanned pages (`ocr`, in the same kind of process), clean-up (`text`), removal of running
+//! headers and footers (`furniture`) and chunking with
 //! page spans and headings (`chunk`). The result is plain data; the `library`
 //! module decides when it is stored, embedded and made visible. Must not: touch SQLite, LanceDB
 //! or the embedder.
 
 pub mod chunk;
+pub mod furniture;
 pub mod ocr;
 pub mod pdf;
 pub mod text;
@@ -210,7 +212,7 @@ pub fn prepare_pages(
     let started = Instant::now();
     let mut ocr: std::collections::HashMap<u32, ocr::OcrPage> =
         ocr.into_iter().map(|p| (p.number, p)).collect();
-    let pages: Vec<Page> = raw
+    let mut pages: Vec<Page> = raw
         .into_iter()
         .map(|p| {
             let read = ocr.remove(&p.number).filter(|_| p.needs_ocr());
@@ -241,6 +243,13 @@ pub fn prepare_pages(
             }
         })
         .collect();
+    // OCR'd pages keep their text: their words hold offsets into it.
+    furniture::strip(
+        &mut pages
+            .iter_mut()
+            .map(|p| p.ocr.is_none().then_some(&mut p.text))
+            .collect::<Vec<_>>(),
+    );
     let empty_pages: Vec<u32> = pages
         .iter()
         .filter(|p| p.text.is_empty())
