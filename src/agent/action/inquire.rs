@@ -260,8 +260,22 @@ impl Agent<'_> {
         }
         // A question whose every ask wants a value ("within how many hours", "how often") is
         // not answered by quotes that hold none of that kind.
+        let quotes: Vec<&str> = citations
+            .iter()
+            .filter(|c| !rank_only.contains(&c.quote))
+            .map(|c| c.quote.as_str())
+            .collect();
+        let named: HashSet<String> = citations
+            .iter()
+            .flat_map(|c| extractive::name_stems(&c.title, &c.file_name))
+            .collect();
+        let subject: HashSet<String> = terms
+            .iter()
+            .filter(|(t, w)| **w >= 1.0 && !named.contains(*t))
+            .map(|(t, _)| t.clone())
+            .collect();
         if !citations.is_empty()
-            && let Some(kind) = asks.unmet(&cited_text)
+            && let Some(kind) = asks.unmet_in(&quotes, &subject)
         {
             missing.push(kind.describe().to_owned());
         }

@@ -56,6 +56,11 @@ pub fn number(word: &str) -> Option<f64> {
 /// Currency codes and signs written before an amount (regex alternation).
 pub const CURRENCIES: &str = r"USD|EUR|GBP|RM|MYR|\$|€|£";
 
+/// Currencies written after an amount, as words or codes ("45 euros", "200 EUR", "10 pounds
+/// sterling") (regex alternation).
+pub const CURRENCY_WORDS: &str =
+    r"euros?|pounds?(?:\s+sterling)?|dollars?|francs?|yen|ringgit|USD|EUR|GBP|CHF|JPY|MYR";
+
 /// Whether a word is a currency code of [`CURRENCIES`] ("USD"): a unit of an amount, never
 /// the subject of a question.
 pub fn is_currency(word: &str) -> bool {
@@ -149,6 +154,46 @@ pub const MODALS: [&str; 9] = [
     "may",
     "is required to",
     "is encouraged to",
+];
+
+/// Phrases with a negation word that affirm the act they qualify ("notify … without undue
+/// delay" requires notifying, promptly), as read by the audit rules: (phrase, meaning), lower
+/// case and padded with spaces.
+pub const AFFIRMING_IDIOMS: [(&str, &str); 5] = [
+    (" without undue delay ", " promptly "),
+    (" without unreasonable delay ", " promptly "),
+    (" without delay ", " promptly "),
+    (" without exception ", " always "),
+    (" without fail ", " always "),
+];
+
+/// Words by which a text grants something rather than requiring or forbidding it ("traders may
+/// accept …", "this is acceptable when …"); see `audit::permits`.
+pub const PERMISSIVE: [&str; 7] = [
+    "may",
+    "can",
+    "allowed",
+    "permitted",
+    "acceptable",
+    "fine",
+    "entitled",
+];
+
+/// Nouns a cross-reference puts before a clause number ("as described in section 4.2", "under
+/// Rule 11.2.1"); a line ending in one stops mid-reference. See `text::sentences`.
+pub const REFERENCE_NOUNS: [&str; 12] = [
+    "section",
+    "subsection",
+    "clause",
+    "rule",
+    "paragraph",
+    "article",
+    "chapter",
+    "part",
+    "schedule",
+    "appendix",
+    "annex",
+    "regulation",
 ];
 
 /// Determiners that point back at something named before ("this register", "such records", "these

@@ -64,8 +64,18 @@ pub fn sentences(passage: &str) -> Vec<Sentence> {
             let bullet = passage[i + 1..]
                 .trim_start_matches([' ', '\t'])
                 .starts_with(BULLETS);
-            if bytes.get(i + 1) == Some(&b'\n') || (next_upper && heading_like) || bullet {
-                // A blank line, a short title line followed by a new sentence, or a bullet.
+            // A numbered clause ("3.1 Employees may …", "7. Breaches") opens a sentence after a
+            // title line, a line of no words ("(2023)") or a finished line; after a line that
+            // stops mid-sentence ("… described in section") the number is a reference.
+            let clause = opens_with_clause_number(&passage[i + 1..])
+                && !ends_mid_sentence(line)
+                && (heading_like
+                    || line.ends_with(['.', ':', ';'])
+                    || !line.chars().any(char::is_alphabetic));
+            if bytes.get(i + 1) == Some(&b'\n') || (next_upper && heading_like) || bullet || clause
+            {
+                // A blank line, a short title line followed by a new sentence, a bullet or a
+                // numbered clause.
                 push(&mut out, start, i);
                 start = i + 1;
             }
@@ -80,7 +90,12 @@ pub fn sentences(passage: &str) -> Vec<Sentence> {
                 ch.is_uppercase() || ch.is_ascii_digit() || matches!(ch, '"' | '(' | '“')
             });
             let abbreviation = c == b'.' && ends_with_abbreviation(&passage[start..i]);
-            if (at_end || (spaced && opens)) && !abbreviation {
+            // "7. Breaches": the dot of a clause number ends no sentence.
+            let number = passage[start..i]
+                .trim()
+                .chars()
+                .all(|ch| ch.is_ascii_digit() || ch == '.');
+            if (at_end || (spaced && opens)) && !abbreviation && !number {
                 push(&mut out, start, i + 1);
                 start = i + 1;
             }
@@ -89,6 +104,51 @@ pub fn sentences(passage: &str) -> Vec<Sentence> {
     }
     push(&mut out, start, bytes.len());
     out
+}
+
+/// Whether a line stops where no heading or sentence can: on a function word ("… set out
+/// in") or on the noun of a cross-reference ("… described in section").
+fn ends_mid_sentence(line: &str) -> bool {
+    let last = line
+        .rsplit(|c: char| !c.is_alphanumeric())
+        .find(|w| !w.is_empty())
+        .unwrap_or("")
+        .to_lowercase();
+    let singular = last.strip_suffix('s').unwrap_or(&last);
+    STOP_WORDS.contains(last.as_str())
+        || crate::agent::rules::lexicon::REFERENCE_NOUNS
+            .iter()
+            .any(|n| *n == last || *n == singular)
+}
+
+/// Whether the text opens with a clause number and then a capitalised word: "3.1 Employees",
+/// "7. Breaches", "12) Records". A number followed by a lower-case word ("30 days", "2.5 per
+/// cent") is a quantity, and one without a dot or bracket ("2024 Budget") a year or an amount.
+fn opens_with_clause_number(text: &str) -> bool {
+    let t = text.trim_start_matches([' ', '\t']);
+    without_clause_number(t).len() < t.len()
+}
+
+/// The text without the clause number that opens it ("1.1 This standard applies …" → "This
+/// standard applies …"; see [`opens_with_clause_number`]): a clause's number is no value it
+/// states.
+pub fn without_clause_number(t: &str) -> &str {
+    let digits = t
+        .find(|c: char| !(c.is_ascii_digit() || c == '.' || c == ')'))
+        .unwrap_or(t.len());
+    if digits == 0
+        || !t.starts_with(|c: char| c.is_ascii_digit())
+        || !t[..digits].contains(['.', ')'])
+    {
+        return t;
+    }
+    let rest = &t[digits..];
+    let after = rest.trim_start_matches(' ');
+    if after.len() < rest.len() && after.starts_with(char::is_uppercase) {
+        after
+    } else {
+        t
+    }
 }
 
 /// Length in bytes of a footnote mark or clause number glued to the capitalised word that opens
@@ -166,7 +226,7 @@ static STOP_WORDS: LazyLock<HashSet<&'static str>> = LazyLock::new(|| {
      what when where which while who whom why will with would you your yours yourself yourselves \
      may must shall might within without per according whether either neither upon via onto \
      tell say says said give gives given get gets please document documents doc version versions \
-     library policy regulation what's which's does do done make makes made use used using one two \
+     library policy policies regulation regulations what's which's does do done make makes made use used using one two \
      many much kind kinds sort thing things way ways whose"
         .split_whitespace()
         .collect()
@@ -461,7 +521,15 @@ pub fn looks_like_heading(text: &str) -> bool {
     if t.contains(". . . .") {
         return true;
     }
-    if t.ends_with(['.', '!', '?', ';', ',', ')']) && !t.ends_with("s)") || t.contains(':') {
+    // A title may end with a bracketed year or version ("Travel Policy (2024)"); a sentence
+    // ends with a bracketed remark ("… as agreed (see rule 3)").
+    let bracketed_tag = t
+        .strip_suffix(')')
+        .and_then(|x| x.rsplit_once('('))
+        .is_some_and(|(_, tag)| !tag.is_empty() && !tag.contains(char::is_whitespace));
+    if t.ends_with(['.', '!', '?', ';', ',', ')']) && !t.ends_with("s)") && !bracketed_tag
+        || t.contains(':')
+    {
         return false;
     }
     let words: Vec<&str> = t.split_whitespace().collect();
@@ -515,6 +583,30 @@ pub fn token_similarity(a: &str, b: &str) -> f32 {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn a_numbered_clause_opens_its_own_sentence_after_its_heading() {
+        let page = "Travel rules.\n\n2. Booking\n2.1 Trains are booked in standard class.\n\
+                    Flights over\n2.5 Million air miles are rare.\n(2019)\n3. Hotels\n3.1 Rooms \
+                    are booked as described in section\n4.2 Taxis below.";
+        let texts: Vec<String> = super::sentences(page).into_iter().map(|s| s.text).collect();
+        assert!(texts.contains(&"2. Booking".to_owned()), "{texts:?}");
+        assert!(texts.contains(&"2.1 Trains are booked in standard class.".to_owned()));
+        assert!(
+            texts
+                .iter()
+                .any(|t| t.starts_with("3.1 Rooms") && t.ends_with("4.2 Taxis below."))
+        );
+        assert!(texts.iter().any(|t| t.starts_with("3. Hotels")));
+        assert!(super::opens_with_clause_number("12) Records are kept"));
+        assert!(!super::opens_with_clause_number("2024 Budget"));
+        assert!(!super::opens_with_clause_number("30 days"));
+        assert_eq!(
+            super::without_clause_number("4.2 Taxis wait."),
+            "Taxis wait."
+        );
+        assert_eq!(super::without_clause_number("4.2 per cent"), "4.2 per cent");
+    }
+
     use super::*;
 
     #[test]
@@ -693,6 +785,8 @@ mod tests {
         assert!(!looks_like_heading("A bank must hold 8 per cent."));
         assert!(looks_like_heading("Best practices for debian/changelog 59"));
         assert!(!looks_like_heading("Records are kept for 7 years."));
+        assert!(looks_like_heading("Canteen Opening Hours (2024)"));
+        assert!(!looks_like_heading("Canteen Opens At Noon (see rule 3)"));
         assert!(looks_like_heading(
             "81 7.5.4 Handling new maintainer applications . . . . . . . . ."
         ));

@@ -12,10 +12,12 @@
 //! Owns: the value kinds, the value-noun table, reading asks, value detectors.
 //! Must not: decide refusal (Inquire does, from [`Asks::unmet`]), call models or stores.
 
+use std::collections::HashSet;
 use std::sync::LazyLock;
 
+use super::extractive::stems;
 use super::lexicon;
-use super::text::{content_terms, stem};
+use super::text::{content_terms, stem, without_clause_number};
 use super::{Pattern, matches, regex};
 
 /// What kind of value an ask wants.
@@ -111,6 +113,20 @@ impl Asks {
                     .iter()
                     .any(|x| numeric(x))
         })
+    }
+
+    /// [`Asks::unmet`] over the quotes that speak of the question's subject (`subject`: its own
+    /// terms, less the words of the cited documents' names): "How long are emails kept under
+    /// the retention standard?" is not answered by "The Records Manager reviews this standard
+    /// every year", which holds a duration about something else. With no subject terms, every
+    /// quote counts.
+    pub fn unmet_in(&self, quotes: &[&str], subject: &HashSet<String>) -> Option<Kind> {
+        let on_subject: Vec<&str> = quotes
+            .iter()
+            .map(|q| without_clause_number(q.trim_start()))
+            .filter(|q| subject.is_empty() || stems(q).iter().any(|t| subject.contains(t)))
+            .collect();
+        self.unmet(&on_subject.join(" "))
     }
 
     /// The first value the question needs that `text` does not hold, when nothing else of the
@@ -502,6 +518,27 @@ mod tests {
         assert_eq!(
             kinds("How many days do tenants and landlords have to object?"),
             (vec![Kind::Duration], 0)
+        );
+    }
+
+    #[test]
+    fn a_value_about_something_else_does_not_answer_the_subject_asked() {
+        let a = asks("How long are canoe permits valid at the lake club?");
+        let subject: HashSet<String> = ["canoe", "permit"].iter().map(|w| stem(w)).collect();
+        let quotes = [
+            "Canoe permits are issued by the harbour office.",
+            "The lake club elects its board for two years.",
+        ];
+        assert!(a.unmet_in(&quotes, &subject).is_some());
+        let answered = ["Canoe permits are valid for two seasons of six months."];
+        assert!(a.unmet_in(&answered, &subject).is_none());
+        assert!(a.unmet_in(&quotes, &HashSet::new()).is_none());
+        // A clause's number is not the value asked for.
+        let numbered = asks("How long is the canoe permit?");
+        assert!(
+            numbered
+                .unmet_in(&["3.1 Canoe permits are issued by the office."], &subject)
+                .is_some()
         );
     }
 
