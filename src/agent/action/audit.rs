@@ -142,7 +142,12 @@ impl Agent<'_> {
                 for h in &hits {
                     let e = evidence_of(h);
                     for sentence in text::sentences(&e.text) {
-                        for (offset, piece) in audit::list_items(&sentence.text) {
+                        for audit::RulePiece {
+                            offset,
+                            text: piece,
+                            reading,
+                        } in audit::rule_pieces(&sentence.text)
+                        {
                             let at = sentence.start + offset;
                             let doc_char = e.char_start + e.text[..at].chars().count() as u64;
                             if found.iter().any(|c| c.doc_char == doc_char)
@@ -150,7 +155,7 @@ impl Agent<'_> {
                             {
                                 continue;
                             }
-                            if let Some(clause) = audit::clause(piece) {
+                            if let Some(clause) = audit::clause(&reading) {
                                 found.push(Candidate {
                                     evidence: e.clone(),
                                     sentence: piece.to_owned(),

@@ -12,7 +12,7 @@
 use std::collections::HashSet;
 use std::sync::LazyLock;
 
-use super::lexicon::{self, CURRENCIES, PERCENT, TIME_UNITS};
+use super::lexicon::{self, CURRENCIES, CURRENCY_WORDS, PERCENT, TIME_UNITS};
 use super::{Pattern, regex};
 
 use super::text;
@@ -42,6 +42,12 @@ pub struct Clause {
     pub terms: HashSet<String>,
     /// Terms of the governed part (after the modal).
     pub scope: HashSet<String>,
+    /// The act the clause governs: the first content word after the modal ("shall not
+    /// *transfer* personal data", "must be *recorded*"), as stem and concept. A text speaks to
+    /// the clause's polarity only if it names that act: "Personal data stays in the United
+    /// Kingdom" shares "personal data" with "shall not transfer personal data outside …" and
+    /// with "shall delete all personal data …", and does neither.
+    pub act: HashSet<String>,
     /// Locations the clause requires ("must be placed in /run").
     pub required_paths: Vec<String>,
     /// Labelled values the clause requires ("mode 755").
@@ -51,6 +57,12 @@ pub struct Clause {
     /// Terms of the event the required act must come before ("before connecting to any
     /// network", "prior to collection"), empty when the clause sets no order.
     pub before: HashSet<String>,
+    /// Thresholds from which the clause applies ("every claim above 25 euros").
+    pub thresholds: Vec<(String, f64, Dimension)>,
+    /// For a stated schedule line without a modal ("Driver timesheets are kept for two
+    /// years"), the terms of what it is about: a line of a schedule binds only its own subject.
+    /// Empty for a rule with a modal.
+    pub subject: HashSet<String>,
 }
 
 /// A lower or upper bound on a quantity ("at least three years", "within 30 days").
@@ -75,6 +87,9 @@ pub enum Dimension {
     Percent,
     /// Money (currency not converted).
     Money,
+    /// How often something recurs: the days between two occurrences ("each quarter" 91.3,
+    /// "twice a year" 182.5, "weekly" 7).
+    Interval,
 }
 
 /// A statement of the audited text.
@@ -92,6 +107,8 @@ pub struct Statement {
     pub values: Vec<(String, String)>,
     /// Quantities it names, as (text, value, dimension).
     pub quantities: Vec<(String, f64, Dimension)>,
+    /// Thresholds from which it applies what it says ("only for claims above 50 euros").
+    pub thresholds: Vec<(String, f64, Dimension)>,
 }
 
 /// A clause of a statement.
@@ -137,7 +154,7 @@ static BOUND: Pattern = LazyLock::new(|| {
         r"(?ix)\b((?:a\s+)?(?:minimum|maximum)\s+(?:[a-z-]+\s+){{0,4}}?of|at\s+least|no\s+less\s+than|not\s+less\s+than|a\s+minimum\s+of|minimum\s+of|within|no\s+more\s+than|not\s+more\s+than|at\s+most|a\s+maximum\s+of|maximum\s+of|not\s+(?:to\s+)?exceed(?:ing)?|up\s+to)\s+
         ((?:{CURRENCIES})\s?)?
         (\d+(?:[.,]\d+)?|{numbers})
-        \s*({PERCENT}|{TIME_UNITS})?",
+        \s*({PERCENT}|{TIME_UNITS}|{CURRENCY_WORDS})?",
         numbers = lexicon::number_words(),
     ))
 });
@@ -147,10 +164,95 @@ static QUANTITY: Pattern = LazyLock::new(|| {
         r"(?ix)
         ((?:{CURRENCIES})\s?)?
         \b(\d+(?:[.,]\d+)?|{numbers})\b
-        \s*({PERCENT}|{TIME_UNITS})?",
+        \s*({PERCENT}|{TIME_UNITS}|{CURRENCY_WORDS})?",
         numbers = lexicon::number_words(),
     ))
 });
+/// A record kept for a period: "kept for six years", "retained for a period of 12 months".
+static RETAINED_FOR: Pattern = LazyLock::new(|| {
+    regex(&format!(
+        r"(?ix)\b(?:kept|retained|stored|held|archived|preserved)\s+for\s+(?:a\s+(?:minimum\s+)?period\s+of\s+)?(\d+(?:[.,]\d+)?|{numbers})\s*({TIME_UNITS})\b",
+        numbers = lexicon::number_words(),
+    ))
+});
+
+/// The deontic word of a schedule line that states a period without a modal (see
+/// [`RETAINED_FOR`]); such a line is a strong obligation.
+const STATED: &str = "(stated)";
+
+/// A threshold from which a rule applies: "above 25 euros", "more than £150", "exceeding 10
+/// days" ("no more than" and "not more than" are bounds, see [`BOUND`]).
+static THRESHOLD: Pattern = LazyLock::new(|| {
+    regex(&format!(
+        r"(?ix)\b(above|over|more\s+than|exceeding|in\s+excess\s+of|greater\s+than)\s+
+        ((?:{CURRENCIES})\s?)?
+        (\d+(?:[.,]\d+)?|{numbers})\b
+        \s*({PERCENT}|{TIME_UNITS}|{CURRENCY_WORDS})?",
+        numbers = lexicon::number_words(),
+    ))
+});
+/// How often something recurs: "once a year", "twice a month", "3 times per week", "once in
+/// each contract year", "each quarter", "every second year", "every 6 months", "at the end of
+/// each quarter", "monthly". A bare "a day" or "per year" is a rate ("24 hours a day", "4% per
+/// year"), not a recurrence.
+static PERIOD: Pattern = LazyLock::new(|| {
+    regex(&format!(
+        r"(?ix)
+        \b(?:(once|twice|(?:\d+|{numbers})\s+times)\s+(?:a|an|per|each|every|in\s+each|in\s+every|in\s+any)|each|every|in\s+each|in\s+every)
+        \s+(?:(second|third|fourth|other)\s+)?(?:[a-z-]+\s+)?
+        (day|week|month|quarter|year)\b
+        |\bevery\s+(\d+|{numbers})\s+(days|weeks|months|quarters|years)\b
+        |\b(daily|weekly|monthly|quarterly|annually|yearly)\b",
+        numbers = lexicon::number_words(),
+    ))
+});
+
+/// The recurrences a text names, as (text, days between two occurrences); see [`PERIOD`].
+fn intervals(text_: &str) -> Vec<(String, f64)> {
+    let Some(re) = PERIOD.as_ref() else {
+        return Vec::new();
+    };
+    let days = |unit: &str| -> f64 {
+        [
+            ("da", 1.0),
+            ("week", 7.0),
+            ("month", 30.4),
+            ("quarter", 91.3),
+            ("year", 365.0),
+            ("annual", 365.0),
+        ]
+        .iter()
+        .find(|(stem, _)| unit.starts_with(stem))
+        .map_or(0.0, |(_, d)| *d)
+    };
+    re.captures_iter(text_)
+        .filter_map(|c| {
+            let whole = c.get(0)?.as_str().to_owned();
+            let value = if let Some(unit) = c.get(3) {
+                let times = match c.get(1).map(|m| m.as_str().to_lowercase()) {
+                    None => 1.0,
+                    Some(t) if t == "once" => 1.0,
+                    Some(t) if t == "twice" => 2.0,
+                    Some(t) => lexicon::number(t.split_whitespace().next()?)?,
+                };
+                // "every second year", "every other month".
+                let every = match c.get(2).map(|m| m.as_str().to_lowercase()).as_deref() {
+                    Some("third") => 3.0,
+                    Some("fourth") => 4.0,
+                    Some(_) => 2.0,
+                    None => 1.0,
+                };
+                every * days(&unit.as_str().to_lowercase()) / times.max(1.0)
+            } else if let (Some(n), Some(unit)) = (c.get(4), c.get(5)) {
+                lexicon::number(n.as_str())? * days(&unit.as_str().to_lowercase())
+            } else {
+                days(&c.get(6)?.as_str().to_lowercase())
+            };
+            (value > 0.0).then_some((whole, value))
+        })
+        .collect()
+}
+
 /// An item of a list of conditions: "b) keep a copy …", "(c) Deliver the spare keys …"
 /// (a letter or roman numeral closed by a bracket, either case after it), "2. deliver …" (a
 /// number or a letter with a stop, lower case after it: "1. Definitions" is a heading).
@@ -180,7 +282,7 @@ static ITEM: Pattern = LazyLock::new(|| regex(r"(?:^|[\s:;])\(?[a-h]\)\s"));
 /// A condition that makes an act acceptable or not: "without the owner's consent".
 static CONDITION: Pattern = LazyLock::new(|| {
     regex(
-        r"with or without|without (?:the )?(?:\w+ ){0,2}(?:permission|consent|approval|authori[sz]ation|consideration|justification|agreement)",
+        r"with or without|without (?:the )?(?:[\w'’]+ ){0,3}(?:permission|consent|approval|authori[sz]ation|consideration|justification|agreement)",
     )
 });
 
@@ -215,6 +317,37 @@ fn concept(word: &str) -> Option<&'static str> {
     )
 }
 
+/// Words after which a governed part names an act: "be copied", "nor be taken", "not
+/// transfer", "only use". Not "to", "and" or "or", which as often join nouns ("lend paintings
+/// to galleries", "paper and email").
+const ACT_OPENERS: [&str; 6] = ["be", "not", "never", "neither", "nor", "only"];
+
+/// The acts a governed part names (see [`Clause::act`]): its first content word and each word
+/// after an [`ACT_OPENERS`] word, negations and verbs of avoiding aside, with their concepts.
+fn governed_act(governed: &str) -> HashSet<String> {
+    let words: Vec<String> = governed
+        .split(|c: char| !(c.is_alphanumeric() || c == '-'))
+        .filter(|w| !w.is_empty())
+        .map(str::to_lowercase)
+        .collect();
+    let verb_like = |w: &str| {
+        !lexicon::is_negation(w)
+            && !lexicon::is_avoidance(w)
+            && !ACT_OPENERS.contains(&w)
+            && !text::content_terms(w).is_empty()
+    };
+    let mut out = HashSet::new();
+    if let Some(first) = words.iter().find(|w| verb_like(w)) {
+        out.extend(terms(first));
+    }
+    for pair in words.windows(2) {
+        if ACT_OPENERS.contains(&pair[0].as_str()) && verb_like(&pair[1]) {
+            out.extend(terms(&pair[1]));
+        }
+    }
+    out
+}
+
 /// Stems of a text with their concepts added (a path counts once, not once per component).
 pub fn terms(text_: &str) -> HashSet<String> {
     let mut out = HashSet::new();
@@ -234,7 +367,7 @@ pub fn terms(text_: &str) -> HashSet<String> {
 }
 
 fn lower(text_: &str) -> String {
-    format!(
+    let mut l = format!(
         " {} ",
         text_
             .replace(['’', '‘'], "'")
@@ -242,7 +375,11 @@ fn lower(text_: &str) -> String {
             .collect::<Vec<_>>()
             .join(" ")
             .to_lowercase()
-    )
+    );
+    for (idiom, meaning) in lexicon::AFFIRMING_IDIOMS {
+        l = l.replace(idiom, meaning);
+    }
+    l
 }
 
 /// Quoted material ("frobnicate: Cannot open file.") is an example, not a statement: its
@@ -282,6 +419,76 @@ fn strip_marker(sentence: &str) -> &str {
         Some(m) => &sentence[m.end()..],
         None => sentence,
     }
+}
+
+/// Two rules joined in one sentence: "Staff must not open it, and must not switch it off"
+/// ("and" and a new modal), "return the data and then delete it" ("and then": a second act
+/// under the same modal).
+static CONJOINED_RULE: Pattern = LazyLock::new(|| {
+    regex(r"(?i),?\s+and\s+(?:(?:also|then)\s+)?(must|shall|should|may)\b|,?\s+and\s+then\s+")
+});
+
+/// The modal of a rule: what a second act joined by "and then" inherits.
+static RULE_MODAL: Pattern =
+    LazyLock::new(|| regex(r"(?i)\b(?:must|shall|should|may|is to|are to)(?:\s+not)?\b"));
+
+/// One rule of a sentence (see [`rule_pieces`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RulePiece<'a> {
+    /// Byte offset of the piece in the sentence.
+    pub offset: usize,
+    /// The piece, verbatim (what is quoted).
+    pub text: &'a str,
+    /// What is read as the rule: the piece, or for a second act the subject and modal of the
+    /// first before it ("the Supplier shall" + "delete it").
+    pub reading: String,
+}
+
+/// The rules of a sentence: the items of a list ([`list_items`]), and within each, the rules
+/// joined by "and" and a new modal or by "and then" ([`CONJOINED_RULE`]), which can bind in
+/// opposite ways ("must not investigate …, and must not switch off …": one forbids an act,
+/// the other its undoing; "return the data … and then delete it": a text that returns the data
+/// has not deleted it, but has not done what the rule forbids either). A piece without a modal
+/// of its own is read with the first piece's subject and modal.
+pub fn rule_pieces(sentence: &str) -> Vec<RulePiece<'_>> {
+    let mut out = Vec::new();
+    for (offset, item) in list_items(sentence) {
+        let mut from = 0;
+        let mut pieces: Vec<(usize, &str)> = Vec::new();
+        if let Some(re) = CONJOINED_RULE.as_ref() {
+            for c in re.captures_iter(item) {
+                let Some(whole) = c.get(0) else {
+                    continue;
+                };
+                let head = item[from..whole.start()].trim_end();
+                if head.split_whitespace().count() >= 3 {
+                    pieces.push((from, head));
+                    from = c.get(1).map_or(whole.end(), |m| m.start());
+                }
+            }
+        }
+        pieces.push((from, &item[from..]));
+        // The subject and modal of the first piece: "On termination, the Supplier shall".
+        let lead = pieces.first().and_then(|(_, first)| {
+            RULE_MODAL
+                .as_ref()?
+                .find(first)
+                .map(|m| first[..m.end()].to_owned())
+        });
+        for (i, (at, text)) in pieces.into_iter().enumerate() {
+            let own_modal = RULE_MODAL.as_ref().is_some_and(|re| re.is_match(text));
+            let reading = match &lead {
+                Some(lead) if i > 0 && !own_modal => format!("{lead} {text}"),
+                _ => text.to_owned(),
+            };
+            out.push(RulePiece {
+                offset: offset + at,
+                text,
+                reading,
+            });
+        }
+    }
+    out
 }
 
 /// Splits a sentence holding a list ("… the following: a) cause …; and b) cause …") into its
@@ -571,9 +778,13 @@ pub fn clause(sentence: &str) -> Option<Clause> {
         (Deontic::Obligation, 0, 0, "")
     } else if let Some((i, n, w)) = find(&PERMIT) {
         (Deontic::Permission, i, n, w)
+    } else if let Some(m) = RETAINED_FOR.as_ref().and_then(|re| re.find(&l)) {
+        // A schedule states what is done: "Customer contracts are kept for six years."
+        (Deontic::Obligation, m.start(), 0, STATED)
     } else {
         return None;
     };
+    let stated = word == STATED;
     let governed = format!(" {}", first_clause(&l[(at + len).min(l.len())..]));
     // "… except as expressly provided under this License": the rule defers to the others.
     if governed.contains(" except as ") {
@@ -609,20 +820,67 @@ pub fn clause(sentence: &str) -> Option<Clause> {
                 .collect()
         })
         .unwrap_or_default();
+    // How long a record is kept: at least the period a rule names ("must be retained for seven
+    // years"), exactly the period a schedule states ("are kept for six months").
+    let retained = RETAINED_FOR
+        .as_ref()
+        .map(|re| {
+            re.captures_iter(&l)
+                .filter_map(|c| {
+                    let n = lexicon::number(c.get(1)?.as_str())?;
+                    let (value, dimension) = measure(None, n, c.get(2).map(|m| m.as_str()))?;
+                    let text = c.get(0)?.as_str().trim().to_owned();
+                    let exact = stated.then(|| Bound {
+                        text: text.clone(),
+                        minimum: false,
+                        value,
+                        dimension,
+                    });
+                    Some(
+                        std::iter::once(Bound {
+                            text,
+                            minimum: true,
+                            value,
+                            dimension,
+                        })
+                        .chain(exact),
+                    )
+                })
+                .flatten()
+                .collect::<Vec<_>>()
+        })
+        .unwrap_or_default();
     Some(Clause {
         deontic,
         strong,
         positive,
         terms: terms(sentence),
         scope: terms(&governed),
+        act: governed_act(&governed),
+        subject: if stated {
+            terms(&l[..at])
+        } else {
+            HashSet::new()
+        },
         required_paths,
         values: labelled(sentence),
-        bounds: bounds(sentence),
+        // A recurrence a clause sets ("reviewed each quarter") is the longest interval allowed.
+        bounds: bounds(sentence)
+            .into_iter()
+            .chain(intervals(sentence).into_iter().map(|(text, value)| Bound {
+                text,
+                minimum: false,
+                value,
+                dimension: Dimension::Interval,
+            }))
+            .chain(retained)
+            .collect(),
         before: if deontic == Deontic::Obligation && positive {
             before
         } else {
             HashSet::new()
         },
+        thresholds: thresholds(sentence),
     })
 }
 
@@ -705,7 +963,9 @@ fn labelled(text_: &str) -> Vec<(String, String)> {
 }
 
 fn measure(currency: Option<&str>, n: f64, unit: Option<&str>) -> Option<(f64, Dimension)> {
-    if currency.is_some() {
+    static CURRENCY_WORD: Pattern =
+        LazyLock::new(|| regex(&format!(r"(?i)^(?:{CURRENCY_WORDS})$")));
+    if currency.is_some() || unit.is_some_and(|u| super::matches(&CURRENCY_WORD, u.trim())) {
         return Some((n, Dimension::Money));
     }
     let unit = unit?.to_lowercase();
@@ -748,6 +1008,30 @@ fn bounds(text_: &str) -> Vec<Bound> {
                 value,
                 dimension,
             })
+        })
+        .collect()
+}
+
+/// The thresholds a text sets ([`THRESHOLD`]), as (text, value, dimension); one preceded by
+/// "no" or "not" is a bound.
+fn thresholds(text_: &str) -> Vec<(String, f64, Dimension)> {
+    let Some(re) = THRESHOLD.as_ref() else {
+        return Vec::new();
+    };
+    re.captures_iter(text_)
+        .filter_map(|c| {
+            let whole = c.get(0)?;
+            let before = text_[..whole.start()].to_lowercase();
+            if before.ends_with("no ") || before.ends_with("not ") {
+                return None;
+            }
+            let n = lexicon::number(c.get(3)?.as_str())?;
+            let (v, d) = measure(
+                c.get(2).map(|m| m.as_str()),
+                n,
+                c.get(4).map(|m| m.as_str()),
+            )?;
+            Some((whole.as_str().trim().to_owned(), v, d))
         })
         .collect()
 }
@@ -890,8 +1174,32 @@ pub fn statement(sentence: &str) -> Statement {
         terms: terms(sentence),
         paths,
         values: labelled(sentence),
-        quantities: quantities(sentence),
+        thresholds: thresholds(sentence),
+        quantities: quantities(sentence)
+            .into_iter()
+            .chain(
+                intervals(sentence)
+                    .into_iter()
+                    .map(|(t, v)| (t, v, Dimension::Interval)),
+            )
+            .collect(),
     }
+}
+
+/// Whether a statement grants something rather than requires or forbids it: "may", "can",
+/// "is acceptable", "is allowed" (see `lexicon::PERMISSIVE`).
+fn permits(sentence: &str) -> bool {
+    let l = lower(sentence);
+    let words: Vec<&str> = l
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .collect();
+    let not = |w: Option<&&str>| w.is_some_and(|w| matches!(*w, "not" | "never" | "no"));
+    (0..words.len()).any(|i| {
+        lexicon::PERMISSIVE.contains(&words[i])
+            && !not(words.get(i + 1))
+            && !not(i.checked_sub(1).and_then(|j| words.get(j)))
+    })
 }
 
 /// Whether `path` lies in `required` (a `<package>`-style placeholder matches one component).
@@ -922,7 +1230,7 @@ fn negates_by_prefix(part: &str, clause_terms: &HashSet<String>) -> bool {
 /// embeddings. Returns the conflict a rule detects, if any.
 pub fn check(statement: &Statement, clause: &Clause, similarity: f32) -> Option<Conflict> {
     let overlap = shared(&statement.terms, &clause.terms);
-    if clause.deontic == Deontic::Permission || similarity < 0.2 {
+    if similarity < 0.2 {
         return None;
     }
     let severity = if clause.strong {
@@ -940,6 +1248,36 @@ pub fn check(statement: &Statement, clause: &Clause, similarity: f32) -> Option<
         .quantities
         .iter()
         .any(|(_, _, d)| *d == Dimension::Money);
+    // A permission up to a limit ("may accept gifts of up to £50 without approval") is broken
+    // only by a text that permits more ("may accept gifts worth up to £75").
+    if clause.deontic == Deontic::Permission {
+        if !topical || !permits(&statement.text) {
+            return None;
+        }
+        for b in clause.bounds.iter().filter(|b| !b.minimum) {
+            for (q, v, d) in &statement.quantities {
+                // More than permitted: a larger amount or period, or a shorter interval
+                // between two occurrences ("twice a year" where "once in each year" is allowed).
+                let more = if *d == Dimension::Interval {
+                    *v < b.value * 0.999
+                } else {
+                    *v > b.value * 1.001
+                };
+                if *d == b.dimension && more {
+                    return Some(Conflict {
+                        rule: AuditRule::OutOfRange,
+                        severity: Severity::High,
+                        summary: format!(
+                            "The text allows “{q}” where the clause permits only “{}”",
+                            b.text
+                        ),
+                        suggestion: format!("Limit it to “{}”.", b.text),
+                    });
+                }
+            }
+        }
+        return None;
+    }
     // A required location the statement's paths all miss.
     if !clause.required_paths.is_empty() && !statement.paths.is_empty() && topical {
         let inside = statement
@@ -989,11 +1327,17 @@ pub fn check(statement: &Statement, clause: &Clause, similarity: f32) -> Option<
             });
         }
     }
-    // A quantity outside the bound the clause sets.
-    if topical {
+    // A quantity outside the bound the clause sets; a schedule line's bound binds only its
+    // own subject ("Driver timesheets are kept for two years" says nothing of manifests).
+    let own_subject = clause.subject.is_empty() || shared(&statement.terms, &clause.subject) >= 1;
+    if topical && own_subject {
         for b in &clause.bounds {
             for (q, v, d) in &statement.quantities {
-                if *d != b.dimension {
+                // A deadline ("within 10 days") is missed by what is done only at intervals
+                // longer than it ("at the end of each quarter").
+                let deadline =
+                    *d == Dimension::Interval && b.dimension == Dimension::Time && !b.minimum;
+                if *d != b.dimension && !deadline {
                     continue;
                 }
                 let outside = if b.minimum {
@@ -1005,8 +1349,30 @@ pub fn check(statement: &Statement, clause: &Clause, similarity: f32) -> Option<
                     return Some(Conflict {
                         rule: AuditRule::OutOfRange,
                         severity: Severity::High,
-                        summary: format!("The text gives {q} where the clause requires {}", b.text),
+                        summary: format!(
+                            "The text gives “{q}” where the clause requires “{}”",
+                            b.text
+                        ),
                         suggestion: format!("Change {q} to meet “{}”.", b.text),
+                    });
+                }
+            }
+        }
+    }
+    // A rule that applies from a threshold ("every claim above 25 euros must have a receipt")
+    // is narrowed by a text that applies it only from a higher one ("receipts are only needed
+    // for claims above 50 euros"): what lies between is left out.
+    if topical && shared(&statement.terms, &clause.scope) >= 1 {
+        for (c, cv, cd) in &clause.thresholds {
+            for (q, v, d) in &statement.thresholds {
+                if d == cd && *v > cv * 1.001 {
+                    return Some(Conflict {
+                        rule: AuditRule::OutOfRange,
+                        severity,
+                        summary: format!(
+                            "The text applies it only “{q}” where the clause applies it “{c}”"
+                        ),
+                        suggestion: format!("Apply it “{c}”, as the clause does."),
                     });
                 }
             }
@@ -1041,10 +1407,31 @@ pub fn check(statement: &Statement, clause: &Clause, similarity: f32) -> Option<
         && part.1.terms.contains("§charge")
         && clause.scope.contains("§charge")
         && similarity >= 0.25;
+    // The act, or a family of acts ("marked" meets "carry notices": §notice), must be named by
+    // a statement that affirms something; one that denies ("we will not tell customers where
+    // to obtain the source") speaks to the clause's duty in its own words. A derived word names
+    // the act too ("acceptable" for "accept"): one stem begins the other and the shorter has at
+    // least five letters.
+    let derived = |a: &String, t: &String| {
+        let (short, long) = if a.len() <= t.len() { (a, t) } else { (t, a) };
+        short == long || short.chars().count() >= 5 && long.starts_with(short.as_str())
+    };
+    let names_act = clause.act.is_empty()
+        || !part.1.positive
+        || clause
+            .act
+            .iter()
+            .any(|a| part.1.terms.iter().any(|t| derived(a, t)))
+        || part
+            .1
+            .terms
+            .intersection(&clause.scope)
+            .any(|t| t.starts_with('§'));
     let on_topic = charged
-        || (part.0 >= 2 && similarity >= 0.4)
-        || part.0 >= 3
-        || (part.0 >= 1 && similarity >= 0.55 && overlap >= 2);
+        || names_act
+            && ((part.0 >= 2 && similarity >= 0.4)
+                || part.0 >= 3
+                || (part.0 >= 1 && similarity >= 0.55 && overlap >= 2));
     // "Installed uncompressed" says the opposite of "installed compressed".
     let part_positive = part.1.positive != negates_by_prefix(&part.1.text, &clause.terms);
     if !on_topic || part_positive == clause.positive {
@@ -1410,6 +1797,220 @@ mod tests {
     }
 
     #[test]
+    fn rules_joined_by_and_bind_each_in_their_own_way() {
+        let rule = "Guests must not feed the animals themselves, and must not close an open \
+                    gate unless a keeper asks them to.";
+        let pieces: Vec<&str> = rule_pieces(rule).into_iter().map(|p| p.text).collect();
+        assert_eq!(
+            pieces,
+            [
+                "Guests must not feed the animals themselves",
+                "must not close an open gate unless a keeper asks them to."
+            ]
+        );
+        let read: Vec<Option<AuditRule>> = pieces
+            .iter()
+            .map(|p| {
+                conflict(
+                    "Guests leave the gate open and do not feed the animals themselves.",
+                    p,
+                )
+            })
+            .collect();
+        assert_eq!(read, [None, None]);
+        // "and" without a new modal joins the objects of one rule.
+        assert_eq!(
+            rule_pieces("Guests must wash and dry their hands.").len(),
+            1
+        );
+        // "and then": a second act under the first one's modal.
+        let two =
+            rule_pieces("At closing, the keeper shall feed the seals and then lock the pool.");
+        assert_eq!(
+            two.iter().map(|p| p.reading.as_str()).collect::<Vec<_>>(),
+            [
+                "At closing, the keeper shall feed the seals",
+                "At closing, the keeper shall lock the pool."
+            ]
+        );
+        assert_eq!(
+            conflict("At closing the keeper feeds the seals.", &two[0].reading),
+            None
+        );
+    }
+
+    #[test]
+    fn a_text_that_raises_the_threshold_of_a_rule_narrows_it() {
+        let rule = "Every parcel heavier than 2 kilograms and worth more than 80 dollars must be \
+                    signed for by the recipient.";
+        assert_eq!(
+            conflict(
+                "Parcels are signed for by the recipient only when worth more than 300 dollars.",
+                rule
+            ),
+            Some(AuditRule::OutOfRange)
+        );
+        assert_eq!(
+            conflict(
+                "Parcels worth more than 50 dollars are signed for by the recipient.",
+                rule
+            ),
+            None
+        );
+        // "No more than" is a bound, not a threshold.
+        assert!(thresholds("Parcels may weigh no more than 30 euros in fees.").is_empty());
+        assert_eq!(
+            quantities("a fee of 45 euros")
+                .into_iter()
+                .map(|(_, v, d)| (v, d))
+                .collect::<Vec<_>>(),
+            [(45.0, Dimension::Money)]
+        );
+    }
+
+    #[test]
+    fn a_schedule_line_states_its_period_exactly_and_for_its_own_subject_only() {
+        let line = "Visitor badges are kept for 3 months and then shredded.";
+        let c = clause(line);
+        assert_eq!(c.as_ref().map(|c| c.deontic), Some(Deontic::Obligation));
+        assert_eq!(
+            conflict("Visitor badges are kept for one year.", line),
+            Some(AuditRule::OutOfRange)
+        );
+        assert_eq!(
+            conflict("Visitor badges are kept for 3 months.", line),
+            None
+        );
+        // Another line of the schedule is not this one's business.
+        assert_eq!(
+            conflict("Parking permits are kept for one year.", line),
+            None
+        );
+        // With a modal, the period is a minimum.
+        let rule = "Visitor badges must be retained for 3 months.";
+        assert_eq!(
+            conflict("Visitor badges are retained for one year.", rule),
+            None
+        );
+        assert_eq!(
+            conflict("Visitor badges are retained for two weeks.", rule),
+            Some(AuditRule::OutOfRange)
+        );
+    }
+
+    #[test]
+    fn a_statement_meets_a_clause_polarity_only_when_it_names_the_act() {
+        let rule = "The museum shall not lend historic paintings to galleries outside the country.";
+        assert_eq!(
+            conflict("Historic paintings stay in the country's galleries.", rule),
+            None
+        );
+        assert_eq!(
+            conflict(
+                "The museum lends historic paintings to galleries abroad.",
+                rule
+            ),
+            Some(AuditRule::ProhibitionBreached)
+        );
+        // A denial speaks to the duty in its own words.
+        let duty = "Stallholders must display their prices on every item for sale.";
+        assert_eq!(
+            conflict(
+                "Stallholders do not show prices on the items for sale.",
+                duty
+            ),
+            Some(AuditRule::ObligationNotMet)
+        );
+        // A word derived from the act names it.
+        let rule = "Wardens must not accept tips from visitors.";
+        assert_eq!(
+            conflict("Tips from visitors are acceptable for wardens.", rule),
+            Some(AuditRule::ProhibitionBreached)
+        );
+    }
+
+    #[test]
+    fn recurrences_are_intervals_in_days() {
+        let got: Vec<f64> = intervals(
+            "Filters are changed twice a year, floors mopped daily, bins emptied every 3 weeks \
+             and the roof inspected at the end of each quarter.",
+        )
+        .into_iter()
+        .map(|(_, d)| d)
+        .collect();
+        assert_eq!(got, [182.5, 1.0, 21.0, 91.3]);
+        let got: Vec<f64> = intervals(
+            "Members vote once in each calendar year and elect a chair every second year; the \
+             hall is open 24 hours a day and dues rise by 2% per year.",
+        )
+        .into_iter()
+        .map(|(_, d)| d)
+        .collect();
+        assert_eq!(got, [365.0, 730.0]);
+    }
+
+    #[test]
+    fn a_deadline_is_missed_by_an_interval_longer_than_it_and_a_schedule_by_a_rarer_one() {
+        let deadline =
+            "Every damaged locker must be reported to the facilities desk within 5 days.";
+        assert_eq!(
+            conflict(
+                "Damaged lockers are reported to the facilities desk at the end of each month.",
+                deadline
+            ),
+            Some(AuditRule::OutOfRange)
+        );
+        assert_eq!(
+            conflict(
+                "Damaged lockers are reported to the facilities desk every day.",
+                deadline
+            ),
+            None
+        );
+        let schedule = "The fire alarms must be tested by the caretaker every week.";
+        assert_eq!(
+            conflict("The caretaker tests the fire alarms monthly.", schedule),
+            Some(AuditRule::OutOfRange)
+        );
+        assert_eq!(
+            conflict("The caretaker tests the fire alarms daily.", schedule),
+            None
+        );
+    }
+
+    #[test]
+    fn a_text_that_permits_more_than_a_permission_allows_breaks_its_limit() {
+        let limit = "Members may borrow library books for up to 21 days without renewing them.";
+        assert_eq!(
+            conflict(
+                "Members can keep borrowed library books for up to 30 days without renewing.",
+                limit
+            ),
+            Some(AuditRule::OutOfRange)
+        );
+        assert_eq!(
+            conflict(
+                "Members can keep borrowed library books for 14 days.",
+                limit
+            ),
+            None
+        );
+        let yearly = "Tenants may repaint their flat once in each tenancy year.";
+        assert_eq!(
+            conflict("Tenants may repaint their flat twice a year.", yearly),
+            Some(AuditRule::OutOfRange)
+        );
+        // A text that restricts rather than grants says nothing against a permission.
+        assert_eq!(
+            conflict(
+                "Members may not keep borrowed library books for 30 days.",
+                limit
+            ),
+            None
+        );
+    }
+
+    #[test]
     fn headings_of_the_audited_text_are_not_statements() {
         let source = "Expense claims\n\nStaff submit expense claims within 60 days of travel.";
         let texts: Vec<String> = statements(source).into_iter().map(|s| s.text).collect();
@@ -1433,7 +2034,12 @@ mod tests {
             &ITEM,
             &CONDITION,
             &MARKUP,
-            &MODAL_COMMA
+            &MODAL_COMMA,
+            &PERIOD,
+            &CONJOINED_RULE,
+            &RULE_MODAL,
+            &THRESHOLD,
+            &RETAINED_FOR
         ]));
     }
 }
