@@ -53,7 +53,22 @@ impl Agent<'_> {
             names.extend(extractive::name_stems(&d.title, &d.file_name));
             names.extend(extractive::stems(&d.version));
         }
-        let noise = |w: &str| compare::names_or_compares(w, &names);
+        let heads: HashSet<String> = docs
+            .iter()
+            .flat_map(|d| {
+                [
+                    compare::title_head(&d.title),
+                    compare::title_head(&d.file_name),
+                ]
+            })
+            .flatten()
+            .collect();
+        let noise = |w: &str| {
+            compare::names_or_compares(w, &names) || {
+                let s = extractive::stems(w);
+                !s.is_empty() && s.iter().all(|t| heads.contains(t))
+            }
+        };
         let own_subject: Vec<&str> = own.split_whitespace().filter(|w| !noise(w)).collect();
         let mut terms = extractive::question_terms(&own_subject.join(" "), "");
         // Each document is searched for the subject alone: the names of the documents compared
@@ -74,6 +89,25 @@ impl Agent<'_> {
         // What the cited passages must cover for confidence: the question's own terms, not
         // the acronyms guessed from them.
         let coverage_terms = terms.clone();
+        // "What changed between the 2023 and the 2025 policy?": two versions and no subject
+        // beyond the document's own name (its file name, or the title printed at its top), so
+        // the whole texts are aligned clause by clause.
+        let whole_versions = versions
+            && docs.len() == 2
+            && (terms.keys().all(|t| names.contains(t)) || {
+                let printed = self.printed_title(profile, &docs[0]).await?;
+                let printed_too = self.printed_title(profile, &docs[1]).await?;
+                terms
+                    .keys()
+                    .all(|t| names.contains(t) || (printed.contains(t) && printed_too.contains(t)))
+            });
+        if whole_versions
+            && let Some(next) = self
+                .compare_whole(profile, state, &docs[0], &docs[1], emit)
+                .await?
+        {
+            return Ok(next);
+        }
         // "Non-maintainer upload" in the question, "NMU" in the documents.
         for a in text::acronyms(&own) {
             terms.entry(text::stem(&a)).or_insert(1.0);
@@ -563,7 +597,7 @@ impl Agent<'_> {
     /// themes both address, then how they differ on each — on the question's subject when it
     /// names one (focused), else overall (holistic). Returns the outcome and the share of its
     /// sentences that were grounded (1 when it is unusable: nothing of it is shown).
-    async fn written_comparison(
+    pub(super) async fn written_comparison(
         &self,
         profile: &Profile,
         model: &crate::llm::ChatModel,

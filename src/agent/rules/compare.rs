@@ -179,6 +179,102 @@ pub fn novelty(sentence: &str, other: &HashSet<u64>) -> f32 {
     grams.iter().filter(|g| !other.contains(g)).count() as f32 / grams.len() as f32
 }
 
+/// One difference between two versions of a document, by the index of the sentence in each.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Change {
+    /// The same clause, amended: a sentence of the old version and its counterpart in the new.
+    Amended {
+        /// The sentence in the old version.
+        old: usize,
+        /// Its counterpart in the new version.
+        new: usize,
+    },
+    /// A sentence of the new version with no counterpart in the old.
+    Added(usize),
+    /// A sentence of the old version with no counterpart in the new.
+    Removed(usize),
+}
+
+/// Share of their words (see `text::token_similarity`) from which two changed sentences are one
+/// clause amended rather than one removed and another added. "Gifts above £100 require the
+/// approval of the line manager" and "Gifts above £50 require the approval of Compliance"
+/// share about half; two different clauses of one policy rarely share more than a third.
+pub const SAME_CLAUSE: f32 = 0.4;
+
+/// The differences between two versions, sentence by sentence (a general alignment, not a
+/// list of what to look for): a sentence the other version holds word for word, wherever, is
+/// unchanged ([`novelty`]); of the rest, the pairs sharing at least [`SAME_CLAUSE`] of their
+/// words are amended clauses (closest pairs first, each sentence in one pair), and what is left
+/// was added or removed. Ordered by what a reader checks first: amendments that change a
+/// number, duration or obligation word, then additions, removals, and amendments of wording
+/// only; within each, in document order.
+pub fn diff_versions(old: &[&str], new: &[&str]) -> Vec<Change> {
+    let old_grams = shingles(&old.join("\n"));
+    let new_grams = shingles(&new.join("\n"));
+    let old_left: Vec<usize> = (0..old.len())
+        .filter(|&i| novelty(old[i], &new_grams) >= CHANGED_NOVELTY)
+        .collect();
+    let new_left: Vec<usize> = (0..new.len())
+        .filter(|&j| novelty(new[j], &old_grams) >= CHANGED_NOVELTY)
+        .collect();
+    // A changed sentence may pair with one the other version kept word for word: a clause
+    // extended ("… and its subsidiaries" → "… and its subsidiaries, and to agents") keeps all
+    // of the old words.
+    let tokens = |t: &str| -> HashSet<String> {
+        t.split(|c: char| !c.is_alphanumeric())
+            .filter(|w| !w.is_empty())
+            .map(str::to_lowercase)
+            .collect()
+    };
+    let old_tokens: Vec<HashSet<String>> = old.iter().map(|t| tokens(t)).collect();
+    let new_tokens: Vec<HashSet<String>> = new.iter().map(|t| tokens(t)).collect();
+    let (old_changed, new_changed): (HashSet<usize>, HashSet<usize>) = (
+        old_left.iter().copied().collect(),
+        new_left.iter().copied().collect(),
+    );
+    let mut pairs: Vec<(f32, usize, usize)> = Vec::new();
+    for (i, x) in old_tokens.iter().enumerate() {
+        for (j, y) in new_tokens.iter().enumerate() {
+            if !old_changed.contains(&i) && !new_changed.contains(&j) {
+                continue;
+            }
+            let union = x.union(y).count();
+            let sim = if union == 0 {
+                0.0
+            } else {
+                x.intersection(y).count() as f32 / union as f32
+            };
+            if sim >= SAME_CLAUSE {
+                pairs.push((sim, i, j));
+            }
+        }
+    }
+    pairs.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+    let (mut old_used, mut new_used) = (HashSet::new(), HashSet::new());
+    let mut out: Vec<(u8, usize, Change)> = Vec::new();
+    for (_, i, j) in pairs {
+        if old_used.contains(&i) || new_used.contains(&j) {
+            continue;
+        }
+        old_used.insert(i);
+        new_used.insert(j);
+        let rank = if differences(old[i], new[j]).is_empty() {
+            3
+        } else {
+            0
+        };
+        out.push((rank, j, Change::Amended { old: i, new: j }));
+    }
+    for &j in new_left.iter().filter(|j| !new_used.contains(*j)) {
+        out.push((1, j, Change::Added(j)));
+    }
+    for &i in old_left.iter().filter(|i| !old_used.contains(*i)) {
+        out.push((2, i, Change::Removed(i)));
+    }
+    out.sort_by_key(|(rank, at, _)| (*rank, *at));
+    out.into_iter().map(|(_, _, c)| c).collect()
+}
+
 // "Apart from termination and relicensing, what did 1.3 add": what the reader already knows.
 static EXCLUDED: Pattern = LazyLock::new(|| {
     regex(r"(?i)\b(?:apart from|other than|aside from|besides|except for|excluding)\s+([^,;?.]+)")
@@ -227,9 +323,65 @@ pub fn names_or_compares(word: &str, names: &HashSet<String>) -> bool {
             .all(|t| VOCABULARY.contains(t) || (named && names.contains(t)))
 }
 
+/// The head noun of a document's name, stemmed: its last word of letters ("agreement" of
+/// "Master Services Agreement", "addendum" of "data-processing-addendum-v2"). Written in lower
+/// case in a comparison ("how do the agreement and the addendum differ"), it names the document
+/// like its capitalised words do.
+pub fn title_head(name: &str) -> Option<String> {
+    name.trim_end_matches(".pdf")
+        .split(|c: char| !c.is_alphabetic())
+        .rfind(|w| w.chars().count() >= 3)
+        .map(|w| crate::agent::rules::text::stem(&w.to_lowercase()))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_document_is_named_by_the_head_of_its_title() {
+        assert_eq!(
+            title_head("Tenancy Deposit Scheme"),
+            Some(crate::agent::rules::text::stem("scheme"))
+        );
+        assert_eq!(
+            title_head("boat-hire-contract-v2.pdf"),
+            title_head("Contract")
+        );
+    }
+
+    #[test]
+    fn two_versions_differ_by_amended_added_and_removed_sentences() {
+        let old = [
+            "Bicycles may be parked in the courtyard for up to 3 days.",
+            "Helmets are stored in the locker room.",
+            "Visitors sign the bicycle book at reception.",
+        ];
+        let new = [
+            "Bicycles may be parked in the courtyard for up to 7 days.",
+            "Helmets are stored in the locker room.",
+            "Electric bicycles must be charged in the basement only.",
+        ];
+        assert_eq!(
+            diff_versions(&old, &new),
+            vec![
+                Change::Amended { old: 0, new: 0 },
+                Change::Added(2),
+                Change::Removed(2)
+            ]
+        );
+        assert!(diff_versions(&old, &old).is_empty());
+        // A clause extended keeps every old word: it is amended, not added.
+        let longer = [
+            "Bicycles may be parked in the courtyard for up to 3 days.",
+            "Helmets are stored in the locker room, and gloves in the drawer beside it.",
+            "Visitors sign the bicycle book at reception.",
+        ];
+        assert_eq!(
+            diff_versions(&old, &longer),
+            vec![Change::Amended { old: 1, new: 1 }]
+        );
+    }
 
     #[test]
     fn a_document_is_named_by_its_capitalised_words_and_the_subject_stays() {

@@ -1,0 +1,267 @@
+//! Compare, whole versions: when a comparison of two versions of one document names no subject
+//! of its own ("What changed between the 2023 and the 2025 policy?"), every sentence of the old
+//! version is aligned with the new one (`rules::compare::diff_versions`) and the clauses amended,
+//! added and removed are reported with their quotes, the amended ones side by side. Must not:
+//! cite a sentence it has not verified, or answer a comparison that has a subject (that is
+//! `compare`'s retrieval on the subject).
+
+use crate::Error;
+use crate::agent::evidence::*;
+use crate::agent::graph::{Node, Transition};
+use crate::agent::rules::compare::{self, Change};
+use crate::agent::rules::text;
+use crate::agent::synthesis::Outcome;
+use crate::agent::types::*;
+use crate::agent::{Agent, Emit};
+use crate::store::{Document, Profile};
+
+/// Differences reported at most: a reader checks the first ones, and each costs two quotes.
+const MAX_CHANGES: usize = 10;
+
+/// Lines of a document's opening read as its printed title: a title, a subtitle, a
+/// reference and version line.
+const TITLE_LINES: usize = 3;
+
+/// A sentence of one version, where it stands.
+struct Placed {
+    evidence: Evidence,
+    doc_char: u64,
+    text: String,
+}
+
+impl Agent<'_> {
+    /// The clause-by-clause differences of two versions, old → new, as the answer; `None` when
+    /// no difference could be quoted (the caller compares by retrieval instead).
+    pub(in crate::agent) async fn compare_whole(
+        &self,
+        profile: &Profile,
+        state: &mut RunState,
+        old: &Document,
+        new: &Document,
+        emit: Emit<'_>,
+    ) -> Result<Option<Transition>, Error> {
+        emit(&Event::Status {
+            message: format!("Aligning {} with {}", old.label(), new.label()),
+        });
+        let old_sentences = self.placed_sentences(profile, old).await?;
+        let new_sentences = self.placed_sentences(profile, new).await?;
+        let texts = |s: &[Placed]| s.iter().map(|p| p.text.clone()).collect::<Vec<_>>();
+        let (old_texts, new_texts) = (texts(&old_sentences), texts(&new_sentences));
+        let changes = compare::diff_versions(
+            &old_texts.iter().map(String::as_str).collect::<Vec<_>>(),
+            &new_texts.iter().map(String::as_str).collect::<Vec<_>>(),
+        );
+        let total = changes.len();
+        let mut citations: Vec<Citation> = Vec::new();
+        let (mut old_cited, mut new_cited) = (Vec::new(), Vec::new());
+        let (mut amended, mut added, mut removed) = (Vec::new(), Vec::new(), Vec::new());
+        let mut proposed = 0usize;
+        for change in changes.into_iter().take(MAX_CHANGES) {
+            match change {
+                Change::Amended { old: i, new: j } => {
+                    proposed += 2;
+                    let (Some(a), Some(b)) = (
+                        self.quote(profile, &old_sentences[i]).await?,
+                        self.quote(profile, &new_sentences[j]).await?,
+                    ) else {
+                        continue;
+                    };
+                    let what = compare::differences(&a.quote, &b.quote)
+                        .into_iter()
+                        .map(|(x, y)| format!("{x} → {y}"))
+                        .collect::<Vec<_>>()
+                        .join("; ");
+                    amended.push(format!(
+                        "- {} → {}{}",
+                        shown(&a),
+                        shown(&b),
+                        if what.is_empty() {
+                            String::new()
+                        } else {
+                            format!(" — {what}")
+                        }
+                    ));
+                    old_cited.push(a.clone());
+                    new_cited.push(b.clone());
+                    citations.extend([a, b]);
+                }
+                Change::Added(j) => {
+                    proposed += 1;
+                    if let Some(b) = self.quote(profile, &new_sentences[j]).await? {
+                        added.push(format!("- {}", shown(&b)));
+                        new_cited.push(b.clone());
+                        citations.push(b);
+                    }
+                }
+                Change::Removed(i) => {
+                    proposed += 1;
+                    if let Some(a) = self.quote(profile, &old_sentences[i]).await? {
+                        removed.push(format!("- {}", shown(&a)));
+                        old_cited.push(a.clone());
+                        citations.push(a);
+                    }
+                }
+            }
+        }
+        if citations.is_empty() {
+            return Ok(None);
+        }
+        let mut usage: Option<Usage> = None;
+        let mut grounded = 1.0;
+        let mut body = format!(
+            "Comparing **{}** → **{}** (versions of the same document, old → new), clause by clause:\n\n",
+            old.label(),
+            new.label()
+        );
+        if state.mode == Mode::Generative
+            && let Some(model) = self.chat_model(profile)?
+        {
+            let per_doc = vec![(old.clone(), old_cited), (new.clone(), new_cited)];
+            let (outcome, share) = self
+                .written_comparison(profile, &model, &per_doc, None, &mut usage, emit)
+                .await?;
+            grounded = share;
+            match outcome {
+                Outcome::Written(w) => {
+                    body.push_str(&w.text);
+                    body.push_str("\n\n");
+                }
+                Outcome::Unusable(why) => body.push_str(&format!(
+                    "_The model's comparison is not shown: {why}. The differences are listed below._\n\n"
+                )),
+            }
+        }
+        for (title, lines) in [
+            ("Amended".to_owned(), amended),
+            (format!("Added in {}", new.label()), added),
+            (
+                format!(
+                    "In {} only (no counterpart in {})",
+                    old.label(),
+                    new.label()
+                ),
+                removed,
+            ),
+        ] {
+            if !lines.is_empty() {
+                body.push_str(&format!("**{title}**\n\n{}\n\n", lines.join("\n")));
+            }
+        }
+        if total > MAX_CHANGES {
+            body.push_str(&format!(
+                "_{} more differences are not listed; ask about a subject to see its clauses._\n",
+                total - MAX_CHANGES
+            ));
+        }
+        let verification = citations.len() as f32 / proposed.max(1) as f32;
+        // The whole of both versions was read: nothing rests on retrieval's judgement.
+        let mut confidence = Confidence::unjudged(1.0, 1.0, verification, Vec::new());
+        confidence.grounding = grounded;
+        state.answer = Some(answered(
+            body.trim_end().to_owned(),
+            citations,
+            confidence,
+            usage,
+        ));
+        Ok(Some(Transition::Next(Node::CheckConfidence)))
+    }
+
+    /// The stems of the lines that open a document (at most [`TITLE_LINES`]): the title it
+    /// prints on its first page, which its file name may not carry ("DATA RETENTION AND
+    /// DISPOSAL STANDARD" in "retention-standard-1.1.pdf").
+    pub(in crate::agent) async fn printed_title(
+        &self,
+        profile: &Profile,
+        doc: &Document,
+    ) -> Result<std::collections::HashSet<String>, Error> {
+        let index = self.lib.index().await?;
+        let rows = index.rows(&profile.id, &doc.id).await?;
+        let opening = rows
+            .iter()
+            .min_by_key(|r| r.char_start)
+            .map(|r| {
+                r.text
+                    .lines()
+                    .filter(|l| !l.trim().is_empty())
+                    .take(TITLE_LINES)
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            })
+            .unwrap_or_default();
+        Ok(crate::agent::rules::extractive::stems(&opening))
+    }
+
+    /// A sentence of a version cited where it stands, if its page holds it.
+    async fn quote(&self, profile: &Profile, p: &Placed) -> Result<Option<Citation>, Error> {
+        self.cite(profile, &p.evidence, p.doc_char, &p.text).await
+    }
+
+    /// Every sentence of a document that states something, once each and in reading order
+    /// (chunks overlap: of two readings that start at one place, the longer).
+    async fn placed_sentences(
+        &self,
+        profile: &Profile,
+        doc: &Document,
+    ) -> Result<Vec<Placed>, Error> {
+        let index = self.lib.index().await?;
+        let mut rows = index.rows(&profile.id, &doc.id).await?;
+        rows.sort_by_key(|r| r.char_start);
+        let mut placed: Vec<Placed> = Vec::new();
+        for r in rows {
+            let evidence = Evidence {
+                chunk_id: r.chunk_id.clone(),
+                document_id: doc.id.clone(),
+                text: r.text.clone(),
+                char_start: r.char_start,
+                page: r.page_start,
+                vector_score: 0.0,
+                text_rank: None,
+                score: 0.0,
+                heading: r.heading.clone(),
+            };
+            for s in text::sentences(&r.text)
+                .iter()
+                .flat_map(|s| text::pieces(s, text::QUOTE_CHARS))
+            {
+                if text::looks_like_heading(&s.text)
+                    || is_fragment(&s)
+                    || s.text.split_whitespace().count() < 4
+                {
+                    continue;
+                }
+                let doc_char = r.char_start + r.text[..s.start].chars().count() as u64;
+                let end = doc_char + s.text.chars().count() as u64;
+                // A reading that starts inside one already taken is a piece of it.
+                let inside = placed.iter().any(|p| {
+                    let p_end = p.doc_char + p.text.chars().count() as u64;
+                    p.doc_char < doc_char && doc_char < p_end && end <= p_end
+                });
+                match placed.iter_mut().find(|p| p.doc_char == doc_char) {
+                    Some(p) if p.text.chars().count() < s.text.chars().count() => {
+                        p.text = s.text.clone();
+                        p.evidence = evidence.clone();
+                    }
+                    Some(_) => {}
+                    None if inside => {}
+                    None => placed.push(Placed {
+                        evidence: evidence.clone(),
+                        doc_char,
+                        text: s.text.clone(),
+                    }),
+                }
+            }
+        }
+        placed.sort_by_key(|p| p.doc_char);
+        Ok(placed)
+    }
+}
+
+/// A quote as the answer shows it: its words and where it stands.
+fn shown(c: &Citation) -> String {
+    format!(
+        "“{}” (📄 {}, p. {})",
+        c.quote.replace('\n', " "),
+        label(&c.title, &c.version),
+        c.page
+    )
+}
