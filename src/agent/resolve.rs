@@ -6,7 +6,7 @@
 
 use std::sync::LazyLock;
 
-use super::rules::{Pattern, matches, regex};
+use super::rules::{Pattern, matches, regex, text};
 
 use super::types::{Action, Certainty};
 use crate::store::{DocStatus, Document};
@@ -400,6 +400,50 @@ pub(in crate::agent) fn mentioned_titles(message: &str, docs: &[Document]) -> Ve
             }
         }
     }
+    if out.is_empty() {
+        out = named_by_version(&m, docs, |s| norm(&versions(s).replace('.', " . ")));
+    }
+    out
+}
+
+/// Documents a message names in its own word order: their version number as written in the
+/// name ("1 . 1", "2025") and every word of the rest of the name ("retention", "standard"), in
+/// any order and inflection: "version 1.1 of the retention standard" names
+/// "retention-standard-1.1", "the 2025 gifts and hospitality policies" "gifts-hospitality-2025".
+/// Only names that carry a version count: two versions of one title differ by nothing else.
+fn named_by_version(m: &str, docs: &[Document], norm: impl Fn(&str) -> String) -> Vec<String> {
+    let words: HashSet<String> = m.split_whitespace().map(text::stem).collect();
+    let mut out = Vec::new();
+    for d in docs
+        .iter()
+        .filter(|d| matches!(d.status, DocStatus::Ready | DocStatus::Disabled))
+    {
+        let stem = d
+            .file_name
+            .rsplit_once('.')
+            .map_or(d.file_name.as_str(), |(s, _)| s);
+        for name in [d.title.as_str(), stem] {
+            let n = norm(name);
+            let tokens: Vec<&str> = n.split_whitespace().collect();
+            // The version: the run of numbers (and the dots between them) ending the name.
+            let cut = tokens
+                .iter()
+                .rposition(|t| !(t.chars().all(|c| c.is_ascii_digit()) || *t == "."))
+                .map_or(0, |i| i + 1);
+            let (base, version) = tokens.split_at(cut);
+            let base: Vec<&&str> = base.iter().filter(|t| t.chars().count() >= 3).collect();
+            if version.is_empty() || base.is_empty() {
+                continue;
+            }
+            let version = format!(" {} ", version.join(" "));
+            if m.contains(&version)
+                && base.iter().all(|t| words.contains(&text::stem(t)))
+                && !out.contains(&d.id)
+            {
+                out.push(d.id.clone());
+            }
+        }
+    }
     out
 }
 
@@ -511,6 +555,19 @@ mod tests {
             mentioned_titles("What changed in harbour fees version 2?", &docs),
             ["b"]
         );
+        // The name's words in the message's own order, the version named apart.
+        let docs = [
+            doc("c", "canteen-menu-rules-3.0.pdf"),
+            doc("d", "canteen-menu-rules-3.1.pdf"),
+        ];
+        assert_eq!(
+            mentioned_titles(
+                "Under version 3.1 of the menu rules for the canteen, who orders?",
+                &docs
+            ),
+            ["d"]
+        );
+        assert!(mentioned_titles("What do the canteen menu rules say?", &docs).is_empty());
     }
 
     #[test]

@@ -172,6 +172,9 @@ pub fn key_points(passages: &[Passage<'_>], max: usize) -> Vec<KeyPoint> {
 
     let starts = section_starts(passages, depth(passages));
     let mut candidates: Vec<KeyPoint> = Vec::new();
+    // A document of fewer chunks than points (a two-page policy) gives several points per
+    // chunk, each section's opening first: its sections sit inside its chunks.
+    let per_chunk = if n < max { max.div_ceil(n) } else { 1 };
     for i in sample_from(n, &starts) {
         let p = &passages[i];
         // A chunk where a section begins may start with the end of the one before: the
@@ -181,8 +184,12 @@ pub fn key_points(passages: &[Passage<'_>], max: usize) -> Vec<KeyPoint> {
             .ok()
             .map(|_| title_end(p.text, p.heading));
         let mut openers = 0;
-        let mut best: Option<KeyPoint> = None;
+        let mut scored: Vec<KeyPoint> = Vec::new();
+        let mut after_title = false;
         for s in sentences(p.text) {
+            let title = super::text::looks_like_heading(&s.text);
+            let opens_inner = per_chunk > 1 && after_title;
+            after_title = title;
             if unusable(&s.text) {
                 continue;
             }
@@ -196,20 +203,21 @@ pub fn key_points(passages: &[Passage<'_>], max: usize) -> Vec<KeyPoint> {
                     openers += 1;
                     OPENING_BONUS
                 }
+                _ if opens_inner => OPENING_BONUS,
                 _ => 0.0,
             };
             let score = central + opening;
-            if best.as_ref().is_none_or(|b| score > b.score) {
-                let doc_char = p.char_start + p.text[..s.start].chars().count() as u64;
-                best = Some(KeyPoint {
-                    passage: i,
-                    sentence: s,
-                    doc_char,
-                    score,
-                });
-            }
+            let doc_char = p.char_start + p.text[..s.start].chars().count() as u64;
+            scored.push(KeyPoint {
+                passage: i,
+                sentence: s,
+                doc_char,
+                score,
+            });
         }
-        candidates.extend(best);
+        scored.sort_by(|a, b| b.score.total_cmp(&a.score));
+        scored.truncate(per_chunk);
+        candidates.extend(scored);
     }
 
     // Coverage first: the document is cut into `max` equal parts and each part gives its best
@@ -326,6 +334,25 @@ mod tests {
         let s = sample(&ps);
         assert_eq!(s.len(), 18);
         assert!(s[0] < 10 && *s.last().unwrap_or(&0) > 90, "{s:?}");
+    }
+
+    #[test]
+    fn a_short_document_gives_a_point_per_section_not_per_chunk() {
+        let text = "1. Opening hours\nThe pool opens at seven every morning for lane swimmers.\n\
+                    2. Lockers\nLockers are emptied every evening by the duty manager on shift.\n\
+                    3. Children\nChildren under eight swim with an adult in the water beside them.\n\
+                    4. Lessons\nLessons are booked at the front desk a week ahead of the session.";
+        let ps = [Passage {
+            text,
+            heading: "",
+            char_start: 0,
+        }];
+        let k = key_points(&ps, 4);
+        let firsts: Vec<&str> = k
+            .iter()
+            .map(|p| p.sentence.text.split_whitespace().next().unwrap_or(""))
+            .collect();
+        assert_eq!(firsts, ["The", "Lockers", "Children", "Lessons"]);
     }
 
     #[test]
