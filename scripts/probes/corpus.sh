@@ -5,15 +5,21 @@
 # (typeset with groff -ms from its HTML by html2ms.py), and the Debian Policy Manual with its
 # copyright-format and Perl policy documents (from the debian-policy package); probe 7 uses
 # probe 6's corpus; probe 8 is a two-column policy with a table, written here
-# (northwind-retention.ms, typeset with tbl and groff -ms). Needs enscript, ghostscript, groff,
-# shared-mime-info, dpkg-dev's docs and man-db's docs (the packages of a Debian 12 desktop), and
-# `apt-get download` of debian-faq, harden-doc and debian-policy.
+# (northwind-retention.ms, typeset with tbl and groff -ms); probe 9 is company policies written
+# by policies.py (Word files turned into PDF by LibreOffice, running headers and "Page N of M"
+# footers; one procedure drawn with reportlab); probe 10 a groff -ms expenses policy with running
+# headers and two versions of a retention standard printed with enscript (src in probe10-src/);
+# probe 11 a services agreement and a data processing addendum written by contracts.py (Word,
+# LibreOffice). Needs enscript, ghostscript, groff, shared-mime-info, dpkg-dev's docs and
+# man-db's docs (the packages of a Debian 12 desktop), `apt-get download` of debian-faq,
+# harden-doc and debian-policy, and for probes 9 and 11 libreoffice-writer-nogui and the Python
+# packages python-docx and reportlab.
 #   bash scripts/probes/corpus.sh OUT
 #   policypal --data-dir D eval scripts/probes/probe1.jsonl --corpus OUT/probe1 --out r.jsonl
 #   python3 ../shared/eval/score.py --questions scripts/probes/probe1.jsonl --results r.jsonl --corpus OUT/probe1
 set -euo pipefail
 out=${1:?usage: corpus.sh OUT}
-mkdir -p "$out"/probe1 "$out"/probe2 "$out"/probe3 "$out"/probe3-audits "$out"/probe4 "$out"/probe5 "$out"/probe6 "$out"/probe8
+mkdir -p "$out"/probe1 "$out"/probe2 "$out"/probe3 "$out"/probe3-audits "$out"/probe4 "$out"/probe5 "$out"/probe6 "$out"/probe8 "$out"/probe9 "$out"/probe10 "$out"/probe11
 licence() {  # licence NAME DIR: /usr/share/common-licenses/NAME -> DIR/NAME.pdf
   enscript -q -B -f Courier10 -p "/tmp/$1.ps" "/usr/share/common-licenses/$1"
   ps2pdf "/tmp/$1.ps" "$2/$1.pdf"
@@ -52,3 +58,18 @@ done
 rm -rf "$tmp"
 tbl "$here/northwind-retention.ms" | groff -ms -Tps > /tmp/northwind.ps
 ps2pdf /tmp/northwind.ps "$out/probe8/northwind-retention.pdf" && rm -f /tmp/northwind.ps
+word_pdfs() {  # word_pdfs SCRIPT DIR: the script's Word files -> DIR/*.pdf
+  local w; w=$(mktemp -d)
+  python3 "$here/$1" "$w"
+  soffice --headless --convert-to pdf --outdir "$2" "$w"/*.docx >/dev/null 2>&1
+  find "$w" -maxdepth 1 -name '*.pdf' -exec cp {} "$2/" \;
+  rm -rf "$w"
+}
+word_pdfs policies.py "$out/probe9"
+groff -ms -Tps "$here/probe10-src/expenses.ms" > /tmp/expenses.ps 2>/dev/null
+ps2pdf /tmp/expenses.ps "$out/probe10/expenses-policy.pdf" && rm -f /tmp/expenses.ps
+for v in 1.0 1.1; do
+  enscript -q -B -f Courier10 -p /tmp/retention.ps "$here/probe10-src/retention-$v.txt"
+  ps2pdf /tmp/retention.ps "$out/probe10/retention-standard-$v.pdf" && rm -f /tmp/retention.ps
+done
+word_pdfs contracts.py "$out/probe11"
