@@ -345,6 +345,50 @@ async fn compare_quotes_both_versions_old_to_new_and_calls_out_the_changed_numbe
     assert_quotes_on_pages(&t.lib, &p, &turn.answer.citations).await;
 }
 
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_versions_compared_without_a_subject_are_aligned_clause_by_clause() {
+    // Regression: "What changed between …?" of two versions compared the passages closest to
+    // the question, which names no subject, and left out most changed clauses.
+    let t = TestLib::new().await;
+    let p = t.profile("alice").await;
+    let labelled = |file: &str, version: &str| IngestRequest {
+        title: Some("Capital Guidelines".into()),
+        version: Some(version.into()),
+        ..request(fixture(file))
+    };
+    let old = ingest(&t.lib, &p, labelled("capital-2024.pdf", "2024"))
+        .await
+        .unwrap()
+        .document;
+    let new = ingest(&t.lib, &p, labelled("capital-2025.pdf", "2025"))
+        .await
+        .unwrap()
+        .document;
+    let agent = Agent::new(&t.lib);
+    let turn = ask_ok(
+        &agent,
+        &p,
+        AskRequest {
+            documents: vec![old.id.clone(), new.id.clone()],
+            action: Some(Action::Compare),
+            ..ask("What changed between the two versions of the capital guidelines?")
+        },
+    )
+    .await;
+    assert_eq!(turn.answer.status, Status::Answered, "{}", turn.answer.text);
+    let text = &turn.answer.text;
+    assert!(text.contains("clause by clause"), "{text}");
+    // Both amended clauses, each with its old and its new wording.
+    for (before, after) in [("8 per", "10.5 per"), ("14 days", "10 days")] {
+        let line = text
+            .lines()
+            .find(|l| l.contains(before) && l.contains(after))
+            .unwrap_or_else(|| panic!("{before} → {after} in {text}"));
+        assert!(line.find(before) < line.find(after), "{line}");
+    }
+    assert_quotes_on_pages(&t.lib, &p, &turn.answer.citations).await;
+}
+
 /// Version 1 and 2 of a policy: version 2 adds a definition, drops a statement about the
 /// policy's own language and shortens a deadline; many identical pages surround them.
 fn policy_versions(dir: &std::path::Path) -> (std::path::PathBuf, std::path::PathBuf) {

@@ -157,6 +157,54 @@ async fn a_table_is_stored_row_by_row_and_its_rows_answer() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn running_headers_and_page_numbers_leave_the_stored_text() {
+    // Regression: a word processor's running header ran into the first sentence of every page
+    // ("Harbour Bank – Internal 4.2 Gifts and hospitality must not …") and "Page 2" into the
+    // last, in quotes and in chunks. Lines repeated at the pages' edges are page furniture.
+    let (t, p, doc, _) = first_page_of("running-headers.pdf").await;
+    assert!(doc.page_count >= 3, "{}", doc.page_count);
+    for n in 1..=doc.page_count {
+        let page = t
+            .lib
+            .store()
+            .page_text(&p.id, &doc.id, u32::try_from(n).unwrap())
+            .await
+            .unwrap()
+            .unwrap();
+        assert!(!page.contains("Internal use only"), "page {n}: {page}");
+        assert!(
+            !page.lines().any(|l| l.trim().starts_with("Page ")),
+            "page {n}: {page}"
+        );
+        assert!(page.contains("Visitors to the"), "page {n}: {page}");
+    }
+    let agent = policypal::agent::Agent::new(&t.lib).without_cache();
+    let turn = crate::common::ask_ok(
+        &agent,
+        &p,
+        policypal::agent::types::AskRequest {
+            text: "How many days in advance is a drone permit for the tank farm issued?".into(),
+            ..Default::default()
+        },
+    )
+    .await;
+    let quotes: Vec<&str> = turn
+        .answer
+        .citations
+        .iter()
+        .map(|c| c.quote.as_str())
+        .collect();
+    assert!(quotes.iter().any(|q| q.contains("22 days")), "{quotes:?}");
+    assert!(
+        quotes
+            .iter()
+            .all(|q| !q.contains("Internal use") && !q.contains("Page ")),
+        "{quotes:?}"
+    );
+    crate::common::assert_quotes_on_pages(&t.lib, &p, &turn.answer.citations).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn words_a_pdf_places_apart_are_stored_apart() {
     // Regression: groff-typeset manuals came out with glued words ("hierarchyisdivided",
     // "movedtothe"), so their quotes were not what a PDF viewer shows and their words were
