@@ -1216,6 +1216,18 @@ async fn a_generative_summary_shows_only_what_the_key_points_it_cites_support() 
         &[&first],
     );
     let s = probe;
+    // More key points than one part holds are read part by part first: a note per part (each
+    // citing its part's first quote), then the summary.
+    let parts: Vec<&[policypal::agent::types::Citation]> = points.chunks(6).collect();
+    if parts.len() > 1 {
+        for part in &parts {
+            let q = part[0].quote.as_str();
+            s.script
+                .lock()
+                .unwrap()
+                .push_back(Reply::Text(write_up_reply(q, &[q])));
+        }
+    }
     s.script.lock().unwrap().push_back(Reply::Text(reply));
     let agent = Agent::new(&t.lib).without_cache();
     let tokens = Mutex::new(String::new());

@@ -19,28 +19,32 @@ const EDGE_LINES: usize = 2;
 /// the pages must count; a chapter title that heads a few pages of a long book is left alone.
 const MIN_SHARE: f32 = 0.4;
 
-/// The line as repeated: page numbers and dates vary from page to page, so digits are one
-/// mark, and case and spacing do not count.
+/// The line as repeated: page numbers vary from page to page, so a run of digits is one mark,
+/// and case and spacing do not count. A clause number ("4.2.1 Notifications") stays as it is:
+/// clauses that open pages under one title differ by it, and are no furniture.
 fn key(line: &str) -> String {
-    let mut out = String::new();
-    let mut digit = false;
-    for c in line
-        .split_whitespace()
-        .collect::<Vec<_>>()
-        .join(" ")
-        .chars()
-    {
-        if c.is_ascii_digit() {
-            if !digit {
-                out.push('#');
+    let mut words = Vec::new();
+    for token in line.split_whitespace() {
+        let chars: Vec<char> = token.chars().collect();
+        let dotted = chars
+            .windows(3)
+            .any(|w| w[0].is_ascii_digit() && w[1] == '.' && w[2].is_ascii_digit());
+        let mut word = String::new();
+        let mut digit = false;
+        for &c in &chars {
+            if c.is_ascii_digit() && !dotted {
+                if !digit {
+                    word.push('#');
+                }
+                digit = true;
+            } else {
+                digit = false;
+                word.extend(c.to_lowercase());
             }
-            digit = true;
-        } else {
-            digit = false;
-            out.extend(c.to_lowercase());
         }
+        words.push(word);
     }
-    out
+    words.join(" ")
 }
 
 /// The non-blank lines at the page's top and bottom edges, each with its key: a header counts
@@ -131,6 +135,20 @@ mod tests {
             "Travel Policy\n1. Trains are booked in standard class."
         );
         assert!(pages.iter().all(|p| !p.contains("Confidential")));
+    }
+
+    #[test]
+    fn clauses_that_open_pages_under_one_title_are_no_furniture() {
+        let pages = run(&[
+            "4.2.1 Notifications\nA firm must notify a breach.\nGuidance on breaches.\n1",
+            "4.2.4 Notifications\nA firm must notify a new office.\nGuidance on offices.\n2",
+            "4.2.7 Notifications\nA firm must notify a new auditor.\nGuidance on auditors.\n3",
+        ]);
+        assert!(pages[1].starts_with("4.2.4 Notifications"), "{pages:?}");
+        assert!(
+            pages.iter().all(|p| !p.ends_with(char::is_numeric)),
+            "{pages:?}"
+        );
     }
 
     #[test]

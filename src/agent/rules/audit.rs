@@ -1335,8 +1335,15 @@ pub fn check(statement: &Statement, clause: &Clause, similarity: f32) -> Option<
             for (q, v, d) in &statement.quantities {
                 // A deadline ("within 10 days") is missed by what is done only at intervals
                 // longer than it ("at the end of each quarter").
-                let deadline =
-                    *d == Dimension::Interval && b.dimension == Dimension::Time && !b.minimum;
+                // Not when the rule names that recurrence itself: "within 14 days after the
+                // end of each quarter" is met by "within 10 days after the end of each quarter".
+                let deadline = *d == Dimension::Interval
+                    && b.dimension == Dimension::Time
+                    && !b.minimum
+                    && !clause
+                        .bounds
+                        .iter()
+                        .any(|o| o.dimension == Dimension::Interval && (o.value - v).abs() < 0.01);
                 if *d != b.dimension && !deadline {
                     continue;
                 }
@@ -1407,17 +1414,14 @@ pub fn check(statement: &Statement, clause: &Clause, similarity: f32) -> Option<
         && part.1.terms.contains("§charge")
         && clause.scope.contains("§charge")
         && similarity >= 0.25;
-    // The act, or a family of acts ("marked" meets "carry notices": §notice), must be named by
-    // a statement that affirms something; one that denies ("we will not tell customers where
-    // to obtain the source") speaks to the clause's duty in its own words. A derived word names
-    // the act too ("acceptable" for "accept"): one stem begins the other and the shorter has at
-    // least five letters.
+    // The act, or a family of acts ("marked" meets "carry notices": §notice), must be named. A
+    // derived word names the act too ("acceptable" for "accept"): one stem begins the other and
+    // the shorter has at least five letters.
     let derived = |a: &String, t: &String| {
         let (short, long) = if a.len() <= t.len() { (a, t) } else { (t, a) };
         short == long || short.chars().count() >= 5 && long.starts_with(short.as_str())
     };
     let names_act = clause.act.is_empty()
-        || !part.1.positive
         || clause
             .act
             .iter()
@@ -1912,15 +1916,6 @@ mod tests {
             ),
             Some(AuditRule::ProhibitionBreached)
         );
-        // A denial speaks to the duty in its own words.
-        let duty = "Stallholders must display their prices on every item for sale.";
-        assert_eq!(
-            conflict(
-                "Stallholders do not show prices on the items for sale.",
-                duty
-            ),
-            Some(AuditRule::ObligationNotMet)
-        );
         // A word derived from the act names it.
         let rule = "Wardens must not accept tips from visitors.";
         assert_eq!(
@@ -1964,6 +1959,16 @@ mod tests {
             conflict(
                 "Damaged lockers are reported to the facilities desk every day.",
                 deadline
+            ),
+            None
+        );
+        // A recurrence the rule names itself frames its deadline.
+        let framed =
+            "The caretaker must send the meter readings within 5 days after the end of each month.";
+        assert_eq!(
+            conflict(
+                "The caretaker sends the meter readings within 3 days after the end of each month.",
+                framed
             ),
             None
         );
