@@ -44,8 +44,17 @@ impl Agent<'_> {
                     .then_with(|| a.created_at.cmp(&b.created_at))
             });
         }
-        let own = resolve::strip_tags(&state.question);
-        let query = state.standalone.clone().unwrap_or_else(|| own.clone());
+        // A compared document's name spelled out in lower case is no subject either.
+        let spelled: Vec<(HashSet<String>, String)> = docs
+            .iter()
+            .filter_map(|d| {
+                let head = compare::title_head(&d.file_name).or(compare::title_head(&d.title))?;
+                Some((extractive::name_stems(&d.title, &d.file_name), head))
+            })
+            .collect();
+        let asked = resolve::strip_tags(&state.question);
+        let own = compare::without_spelled_names(&asked, &spelled);
+        let query = state.standalone.clone().unwrap_or(asked);
         // The documents' own names and the vocabulary of comparing say nothing about the
         // subject, and would pick running headers ("Reference, Release 12.18").
         let mut names = HashSet::new();
@@ -74,7 +83,8 @@ impl Agent<'_> {
         // Each document is searched for the subject alone: the names of the documents compared
         // would pull up the passages that name them (another policy's definitions that
         // mention "the Records Act, Version 3.0") instead of the ones on the subject.
-        let subject: Vec<&str> = query.split_whitespace().filter(|w| !noise(w)).collect();
+        let unnamed = compare::without_spelled_names(&query, &spelled);
+        let subject: Vec<&str> = unnamed.split_whitespace().filter(|w| !noise(w)).collect();
         let subject = if extractive::stems(&subject.join(" ")).is_empty() {
             query.clone()
         } else {

@@ -334,9 +334,68 @@ pub fn title_head(name: &str) -> Option<String> {
         .map(|w| crate::agent::rules::text::stem(&w.to_lowercase()))
 }
 
+/// The text without the runs of words that spell a compared document's name out in lower case
+/// ("the master services agreement": every word a word of the name, the last its head noun,
+/// see [`title_head`]); `docs` holds each document's name stems and head. "Compare the notice
+/// periods in the master services agreement and the data processing addendum" asks about
+/// notice periods, not about "data" or "processing".
+pub fn without_spelled_names(text: &str, docs: &[(HashSet<String>, String)]) -> String {
+    let words: Vec<&str> = text.split_whitespace().collect();
+    let mut drop = vec![false; words.len()];
+    for (name, head) in docs {
+        let in_name = |w: &str| {
+            let s = stems(w);
+            !s.is_empty() && s.iter().all(|t| name.contains(t))
+        };
+        for end in 0..words.len() {
+            if !stems(words[end]).contains(head) {
+                continue;
+            }
+            let mut start = end;
+            while start > 0 && in_name(words[start - 1]) {
+                start -= 1;
+            }
+            if end > start {
+                drop[start..=end].iter_mut().for_each(|d| *d = true);
+            }
+        }
+    }
+    words
+        .iter()
+        .zip(&drop)
+        .filter(|(_, d)| !**d)
+        .map(|(w, _)| *w)
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_name_spelled_out_in_lower_case_is_no_subject() {
+        let docs = [
+            (stems("Harbour Towage Contract"), stem_of("contract")),
+            (stems("crew-welfare-charter"), stem_of("charter")),
+        ];
+        assert_eq!(
+            without_spelled_names(
+                "Compare the towing fees in the harbour towage contract and the crew welfare charter.",
+                &docs
+            ),
+            "Compare the towing fees in the and the"
+        );
+        // A name's word standing alone is the subject.
+        assert_eq!(
+            without_spelled_names("What does each say about crew welfare?", &docs),
+            "What does each say about crew welfare?"
+        );
+    }
+
+    fn stem_of(w: &str) -> String {
+        crate::agent::rules::text::stem(w)
+    }
 
     #[test]
     fn a_document_is_named_by_the_head_of_its_title() {
