@@ -322,8 +322,9 @@ fn concept(word: &str) -> Option<&'static str> {
 /// to galleries", "paper and email").
 const ACT_OPENERS: [&str; 6] = ["be", "not", "never", "neither", "nor", "only"];
 
-/// The acts a governed part names (see [`Clause::act`]): its first content word and each word
-/// after an [`ACT_OPENERS`] word, negations and verbs of avoiding aside, with their concepts.
+/// The acts a governed part names (see [`Clause::act`]): each word after an [`ACT_OPENERS`]
+/// word, else its first content word, negations and verbs of avoiding aside, with their
+/// concepts.
 fn governed_act(governed: &str) -> HashSet<String> {
     let words: Vec<String> = governed
         .split(|c: char| !(c.is_alphanumeric() || c == '-'))
@@ -337,13 +338,17 @@ fn governed_act(governed: &str) -> HashSet<String> {
             && !text::content_terms(w).is_empty()
     };
     let mut out = HashSet::new();
-    if let Some(first) = words.iter().find(|w| verb_like(w)) {
-        out.extend(terms(first));
-    }
     for pair in words.windows(2) {
         if ACT_OPENERS.contains(&pair[0].as_str()) && verb_like(&pair[1]) {
             out.extend(terms(&pair[1]));
         }
+    }
+    // Without such a word the act comes first ("shall not *transfer* …"); with one, what comes
+    // first may be a subject ("provided that the *licence* … does not *attempt* to limit").
+    if out.is_empty()
+        && let Some(first) = words.iter().find(|w| verb_like(w))
+    {
+        out.extend(terms(first));
     }
     out
 }
@@ -1915,6 +1920,12 @@ mod tests {
                 rule
             ),
             Some(AuditRule::ProhibitionBreached)
+        );
+        // A condition with a subject of its own governs its verb, not its subject.
+        let rule = "Guests may bring a dog, provided that the dog does not enter the kitchen.";
+        assert_eq!(
+            conflict("Guests bring a dog, which the house rules allow.", rule),
+            None
         );
         // A word derived from the act names it.
         let rule = "Wardens must not accept tips from visitors.";
