@@ -292,24 +292,48 @@ async fn other_actions_route_honestly_and_validation_interrupts_resume() {
     assert!(summary.answer.text.contains("Key points of"));
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn compare_quotes_both_versions_old_to_new_and_calls_out_the_changed_number() {
+/// A library whose profile "alice" holds the 2024 and 2025 capital guidelines as two versions
+/// of one title (the newer ingested first when `new_first`); returns (old, new).
+async fn capital_versions(
+    new_first: bool,
+) -> (
+    TestLib,
+    policypal::store::Profile,
+    policypal::store::Document,
+    policypal::store::Document,
+) {
     let t = TestLib::new().await;
     let p = t.profile("alice").await;
-    // Ingested new first: the answer must still read old → new.
     let labelled = |file: &str, version: &str| IngestRequest {
         title: Some("Capital Guidelines".into()),
         version: Some(version.into()),
         ..request(fixture(file))
     };
-    let new = ingest(&t.lib, &p, labelled("capital-2025.pdf", "2025"))
-        .await
-        .unwrap()
-        .document;
-    let old = ingest(&t.lib, &p, labelled("capital-2024.pdf", "2024"))
-        .await
-        .unwrap()
-        .document;
+    let mut order = vec![("capital-2024.pdf", "2024"), ("capital-2025.pdf", "2025")];
+    if new_first {
+        order.reverse();
+    }
+    let mut docs = Vec::new();
+    for (file, version) in order {
+        docs.push(
+            ingest(&t.lib, &p, labelled(file, version))
+                .await
+                .unwrap()
+                .document,
+        );
+    }
+    if new_first {
+        docs.reverse();
+    }
+    let new = docs.pop().unwrap();
+    let old = docs.pop().unwrap();
+    (t, p, old, new)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn compare_quotes_both_versions_old_to_new_and_calls_out_the_changed_number() {
+    // Ingested new first: the answer must still read old → new.
+    let (t, p, old, new) = capital_versions(true).await;
     let agent = Agent::new(&t.lib);
     let turn = ask_ok(
         &agent,
@@ -349,21 +373,7 @@ async fn compare_quotes_both_versions_old_to_new_and_calls_out_the_changed_numbe
 async fn two_versions_compared_without_a_subject_are_aligned_clause_by_clause() {
     // Regression: "What changed between …?" of two versions compared the passages closest to
     // the question, which names no subject, and left out most changed clauses.
-    let t = TestLib::new().await;
-    let p = t.profile("alice").await;
-    let labelled = |file: &str, version: &str| IngestRequest {
-        title: Some("Capital Guidelines".into()),
-        version: Some(version.into()),
-        ..request(fixture(file))
-    };
-    let old = ingest(&t.lib, &p, labelled("capital-2024.pdf", "2024"))
-        .await
-        .unwrap()
-        .document;
-    let new = ingest(&t.lib, &p, labelled("capital-2025.pdf", "2025"))
-        .await
-        .unwrap()
-        .document;
+    let (t, p, old, new) = capital_versions(false).await;
     let agent = Agent::new(&t.lib);
     let turn = ask_ok(
         &agent,

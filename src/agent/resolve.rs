@@ -385,14 +385,7 @@ pub(in crate::agent) fn mentioned_titles(message: &str, docs: &[Document]) -> Ve
     // Keep dots inside version numbers ("1.2") by normalising them the same way on both sides.
     let m = norm(&message.replace('.', " . "));
     let mut out = Vec::new();
-    for d in docs
-        .iter()
-        .filter(|d| matches!(d.status, DocStatus::Ready | DocStatus::Disabled))
-    {
-        let stem = d
-            .file_name
-            .rsplit_once('.')
-            .map_or(d.file_name.as_str(), |(s, _)| s);
+    for (d, stem) in named(docs) {
         for name in [d.title.as_str(), stem, &d.label()] {
             let n = norm(&versions(name).replace('.', " . "));
             if n.trim().chars().count() >= 4 && m.contains(&n) && !out.contains(&d.id) {
@@ -406,6 +399,19 @@ pub(in crate::agent) fn mentioned_titles(message: &str, docs: &[Document]) -> Ve
     out
 }
 
+/// The documents a message can name (ready or disabled), each with its file name's stem.
+fn named(docs: &[Document]) -> impl Iterator<Item = (&Document, &str)> {
+    docs.iter()
+        .filter(|d| matches!(d.status, DocStatus::Ready | DocStatus::Disabled))
+        .map(|d| {
+            let stem = d
+                .file_name
+                .rsplit_once('.')
+                .map_or(d.file_name.as_str(), |(s, _)| s);
+            (d, stem)
+        })
+}
+
 /// Documents a message names in its own word order: their version number as written in the
 /// name ("1 . 1", "2025") and every word of the rest of the name ("retention", "standard"), in
 /// any order and inflection: "version 1.1 of the retention standard" names
@@ -414,14 +420,7 @@ pub(in crate::agent) fn mentioned_titles(message: &str, docs: &[Document]) -> Ve
 fn named_by_version(m: &str, docs: &[Document], norm: impl Fn(&str) -> String) -> Vec<String> {
     let words: HashSet<String> = m.split_whitespace().map(text::stem).collect();
     let mut out = Vec::new();
-    for d in docs
-        .iter()
-        .filter(|d| matches!(d.status, DocStatus::Ready | DocStatus::Disabled))
-    {
-        let stem = d
-            .file_name
-            .rsplit_once('.')
-            .map_or(d.file_name.as_str(), |(s, _)| s);
+    for (d, stem) in named(docs) {
         for name in [d.title.as_str(), stem] {
             let n = norm(name);
             let tokens: Vec<&str> = n.split_whitespace().collect();

@@ -1686,6 +1686,20 @@ mod tests {
             ),
             None
         );
+        // "Prior to" sets the same order as "before".
+        let prior = "Tenants must return their parking permit prior to leaving the building.";
+        assert!(
+            clause(prior).is_some_and(|c| c.before.contains("leav")),
+            "{:?}",
+            clause(prior)
+        );
+        assert_eq!(
+            conflict(
+                "Tenants return their parking permit by post after leaving the building.",
+                prior
+            ),
+            Some(AuditRule::ObligationNotMet)
+        );
     }
 
     #[test]
