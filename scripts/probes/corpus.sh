@@ -10,7 +10,8 @@
 # footers; one procedure drawn with reportlab); probe 10 a groff -ms expenses policy with running
 # headers and two versions of a retention standard printed with enscript (src in probe10-src/);
 # probe 11 a services agreement and a data processing addendum written by contracts.py (Word,
-# LibreOffice). Needs enscript, ghostscript, groff, shared-mime-info, dpkg-dev's docs and
+# LibreOffice); probe 12 a data protection act in HTML printed by LibreOffice's web export and a
+# subject access procedure (Word), written by regulation.py. Needs enscript, ghostscript, groff, shared-mime-info, dpkg-dev's docs and
 # man-db's docs (the packages of a Debian 12 desktop), `apt-get download` of debian-faq,
 # harden-doc and debian-policy, and for probes 9 and 11 libreoffice-writer-nogui and the Python
 # packages python-docx and reportlab.
@@ -19,7 +20,7 @@
 #   python3 ../shared/eval/score.py --questions scripts/probes/probe1.jsonl --results r.jsonl --corpus OUT/probe1
 set -euo pipefail
 out=${1:?usage: corpus.sh OUT}
-mkdir -p "$out"/probe1 "$out"/probe2 "$out"/probe3 "$out"/probe3-audits "$out"/probe4 "$out"/probe5 "$out"/probe6 "$out"/probe8 "$out"/probe9 "$out"/probe10 "$out"/probe11
+mkdir -p "$out"/probe1 "$out"/probe2 "$out"/probe3 "$out"/probe3-audits "$out"/probe4 "$out"/probe5 "$out"/probe6 "$out"/probe8 "$out"/probe9 "$out"/probe10 "$out"/probe11 "$out"/probe12
 licence() {  # licence NAME DIR: /usr/share/common-licenses/NAME -> DIR/NAME.pdf
   enscript -q -B -f Courier10 -p "/tmp/$1.ps" "/usr/share/common-licenses/$1"
   ps2pdf "/tmp/$1.ps" "$2/$1.pdf"
@@ -73,3 +74,8 @@ for v in 1.0 1.1; do
   ps2pdf /tmp/retention.ps "$out/probe10/retention-standard-$v.pdf" && rm -f /tmp/retention.ps
 done
 word_pdfs contracts.py "$out/probe11"
+word_pdfs regulation.py "$out/probe12"
+w=$(mktemp -d)
+python3 "$here/regulation.py" "$w"
+soffice --headless --convert-to pdf:writer_web_pdf_Export --outdir "$out/probe12" "$w/data-protection-act.html" >/dev/null 2>&1
+rm -rf "$w"

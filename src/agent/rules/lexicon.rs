@@ -57,9 +57,8 @@ pub fn number(word: &str) -> Option<f64> {
 pub const CURRENCIES: &str = r"USD|EUR|GBP|RM|MYR|\$|€|£";
 
 /// Currencies written after an amount, as words or codes ("45 euros", "200 EUR", "10 pounds
-/// sterling") (regex alternation).
-pub const CURRENCY_WORDS: &str =
-    r"euros?|pounds?(?:\s+sterling)?|dollars?|francs?|yen|ringgit|USD|EUR|GBP|CHF|JPY|MYR";
+/// sterling", "2,000,000 crowns") (regex alternation).
+pub const CURRENCY_WORDS: &str = r"euros?|pounds?(?:\s+sterling)?|dollars?|francs?|yen|ringgit|crowns?|kron(?:a|e|or|er)|dirhams?|rupees?|rand|yuan|pesos?|lira|zloty|USD|EUR|GBP|CHF|JPY|MYR|AED|SEK|NOK|DKK";
 
 /// Whether a word is a currency code of [`CURRENCIES`] ("USD"): a unit of an amount, never
 /// the subject of a question.

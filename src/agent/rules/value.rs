@@ -380,8 +380,9 @@ static FREQUENCY_A: Pattern = LazyLock::new(|| {
 });
 static MONEY_A: Pattern = LazyLock::new(|| {
     regex(&format!(
-        r"(?i)(?:{cur})\s?\d|\b\d[\d,.]*\s?(?:{cur}|dollars?|euros?|pounds?)\b|\b(?:no|without|free of) (?:charge|fee|payment|salary|compensation)\b|\bunpaid\b",
-        cur = lexicon::CURRENCIES
+        r"(?i)(?:{cur})\s?\d|\b\d[\d,.]*\s?(?-i:[A-Z][a-z]+\s+){{0,2}}(?:{cur}|{words})\b|\b(?:no|without|free of) (?:charge|fee|payment|salary|compensation)\b|\bunpaid\b",
+        cur = lexicon::CURRENCIES,
+        words = lexicon::CURRENCY_WORDS
     ))
 });
 /// A number written as digits or words; a dotted clause number ("4.2.1") is a reference, not
@@ -607,6 +608,13 @@ mod tests {
         assert!(holds(Kind::Money, "a fee of $50 per application"));
         assert!(holds(Kind::Money, "a penalty of USD 10,000"));
         assert!(holds(Kind::Money, "the service is free of charge"));
+        // A currency named after the amount, with the country's name between them.
+        assert!(holds(
+            Kind::Money,
+            "fines of up to 40,000 Freedonian crowns"
+        ));
+        assert!(holds(Kind::Money, "a deposit of 300 rupees"));
+        assert!(!holds(Kind::Money, "within 30 Business Days"));
         assert!(!holds(
             Kind::Money,
             "how to use separately published modules"
