@@ -59,6 +59,9 @@ pub struct Clause {
     pub before: HashSet<String>,
     /// Thresholds from which the clause applies ("every claim above 25 euros").
     pub thresholds: Vec<(String, f64, Dimension)>,
+    /// What it governs is given free ("shall be provided free of charge", "at no charge"; see
+    /// `lexicon::FREE_OF_CHARGE`).
+    pub free_of_charge: bool,
     /// For a stated schedule line without a modal ("Driver timesheets are kept for two
     /// years"), the terms of what it is about: a line of a schedule binds only its own subject.
     /// Empty for a rule with a modal.
@@ -886,6 +889,7 @@ pub fn clause(sentence: &str) -> Option<Clause> {
             HashSet::new()
         },
         thresholds: thresholds(sentence),
+        free_of_charge: lexicon::FREE_OF_CHARGE.iter().any(|f| governed.contains(f)),
     })
 }
 
@@ -1419,6 +1423,30 @@ pub fn check(statement: &Statement, clause: &Clause, similarity: f32) -> Option<
         && part.1.terms.contains("§charge")
         && clause.scope.contains("§charge")
         && similarity >= 0.25;
+    // An amount asked for what a rule gives free ("The first copy shall be provided free of
+    // charge" against "every copy, including the first, costs 10 crowns"): whatever the
+    // polarity words, the rule's "free" is broken by a price for the same thing.
+    if charged
+        && clause.free_of_charge
+        && clause.deontic == Deontic::Obligation
+        && shared(
+            &part
+                .1
+                .terms
+                .iter()
+                .filter(|t| !t.starts_with('§'))
+                .cloned()
+                .collect(),
+            &clause.terms,
+        ) >= 1
+    {
+        return Some(Conflict {
+            rule: AuditRule::ProhibitionBreached,
+            severity,
+            summary: "The text charges for what the clause gives free of charge".into(),
+            suggestion: "Provide it free of charge, as the clause requires.".into(),
+        });
+    }
     // The act, or a family of acts ("marked" meets "carry notices": §notice), must be named. A
     // derived word names the act too ("acceptable" for "accept"): one stem begins the other and
     // the shorter has at least five letters.
@@ -1946,6 +1974,22 @@ mod tests {
         assert_eq!(
             conflict("Tips from visitors are acceptable for wardens.", rule),
             Some(AuditRule::ProhibitionBreached)
+        );
+    }
+
+    #[test]
+    fn a_price_for_what_a_rule_gives_free_breaks_it() {
+        let rule = "The first replacement badge shall be issued free of charge.";
+        assert_eq!(
+            conflict(
+                "Every replacement badge, the first included, costs 15 dollars.",
+                rule
+            ),
+            Some(AuditRule::ProhibitionBreached)
+        );
+        assert_eq!(
+            conflict("The first replacement badge is issued at no cost.", rule),
+            None
         );
     }
 

@@ -166,6 +166,17 @@ pub const AFFIRMING_IDIOMS: [(&str, &str); 5] = [
     (" without fail ", " always "),
 ];
 
+/// Phrases by which a rule gives something without payment, padded with spaces ("shall be
+/// provided free of charge", "licensed at no charge"); see `audit::Clause::free_of_charge`.
+pub const FREE_OF_CHARGE: [&str; 6] = [
+    " free of charge",
+    " at no charge",
+    " without charge",
+    " at no cost",
+    " free of cost",
+    " without payment",
+];
+
 /// Words by which a text grants something rather than requiring or forbidding it ("traders may
 /// accept …", "this is acceptable when …"); see `audit::permits`.
 pub const PERMISSIVE: [&str; 7] = [
