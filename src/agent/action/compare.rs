@@ -569,8 +569,14 @@ impl Agent<'_> {
         if rows.is_empty() {
             body.push_str("No changed number, duration or obligation word was found between the quoted passages; compare their wording above.");
         } else {
+            // Between versions the numbers changed; between two documents they differ.
+            let title = if versions {
+                "What changed"
+            } else {
+                "Numbers and obligation words that differ"
+            };
             body.push_str(&format!(
-                "**What changed** (from {}):\n\n| Compared with | {} | Other document |\n|---|---|---|\n{}",
+                "**{title}** (from {}):\n\n| Compared with | {} | Other document |\n|---|---|---|\n{}",
                 base.0.label(),
                 base.0.label().replace('|', "/"),
                 rows.join("\n")
