@@ -86,6 +86,25 @@ async fn chunks_map_back_to_exact_pages_and_offsets() {
 }
 
 /// A fixture ingested into a new library, and its first page's stored text.
+/// The citations of the answer to `question` (a new thread, the answer cache bypassed).
+async fn cited(
+    t: &TestLib,
+    p: &policypal::store::Profile,
+    question: &str,
+) -> Vec<policypal::agent::types::Citation> {
+    let agent = policypal::agent::Agent::new(&t.lib).without_cache();
+    let turn = crate::common::ask_ok(
+        &agent,
+        p,
+        policypal::agent::types::AskRequest {
+            text: question.into(),
+            ..Default::default()
+        },
+    )
+    .await;
+    turn.answer.citations
+}
+
 async fn first_page_of(
     name: &str,
 ) -> (
@@ -134,22 +153,8 @@ async fn a_table_is_stored_row_by_row_and_its_rows_answer() {
         words.contains("Visitor logs must be retained for eighteen months"),
         "{page}"
     );
-    let agent = policypal::agent::Agent::new(&t.lib).without_cache();
-    let turn = crate::common::ask_ok(
-        &agent,
-        &p,
-        policypal::agent::types::AskRequest {
-            text: "How long must CCTV footage be retained?".into(),
-            ..Default::default()
-        },
-    )
-    .await;
-    let quotes: Vec<&str> = turn
-        .answer
-        .citations
-        .iter()
-        .map(|c| c.quote.as_str())
-        .collect();
+    let citations = cited(&t, &p, "How long must CCTV footage be retained?").await;
+    let quotes: Vec<&str> = citations.iter().map(|c| c.quote.as_str()).collect();
     assert!(
         quotes.iter().any(|q| q.contains("CCTV footage 30 days")),
         "{quotes:?}"
@@ -178,22 +183,13 @@ async fn running_headers_and_page_numbers_leave_the_stored_text() {
         );
         assert!(page.contains("Visitors to the"), "page {n}: {page}");
     }
-    let agent = policypal::agent::Agent::new(&t.lib).without_cache();
-    let turn = crate::common::ask_ok(
-        &agent,
+    let citations = cited(
+        &t,
         &p,
-        policypal::agent::types::AskRequest {
-            text: "How many days in advance is a drone permit for the tank farm issued?".into(),
-            ..Default::default()
-        },
+        "How many days in advance is a drone permit for the tank farm issued?",
     )
     .await;
-    let quotes: Vec<&str> = turn
-        .answer
-        .citations
-        .iter()
-        .map(|c| c.quote.as_str())
-        .collect();
+    let quotes: Vec<&str> = citations.iter().map(|c| c.quote.as_str()).collect();
     assert!(quotes.iter().any(|q| q.contains("22 days")), "{quotes:?}");
     assert!(
         quotes
@@ -201,7 +197,7 @@ async fn running_headers_and_page_numbers_leave_the_stored_text() {
             .all(|q| !q.contains("Internal use") && !q.contains("Page ")),
         "{quotes:?}"
     );
-    crate::common::assert_quotes_on_pages(&t.lib, &p, &turn.answer.citations).await;
+    crate::common::assert_quotes_on_pages(&t.lib, &p, &citations).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

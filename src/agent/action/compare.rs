@@ -6,6 +6,7 @@
 
 use std::collections::{HashMap, HashSet};
 
+use super::compare_whole;
 use crate::Error;
 use crate::agent::evidence::*;
 use crate::agent::graph::{Node, Transition};
@@ -44,13 +45,24 @@ impl Agent<'_> {
                     .then_with(|| a.created_at.cmp(&b.created_at))
             });
         }
-        // A compared document's name spelled out in lower case is no subject either.
-        let spelled: Vec<(HashSet<String>, String)> = docs
+        // Each document's name words and the head nouns of its title and file name: neither
+        // says anything about the subject, nor does the name spelled out in lower case.
+        let named: Vec<(HashSet<String>, Vec<String>)> = docs
             .iter()
-            .filter_map(|d| {
-                let head = compare::title_head(&d.file_name).or(compare::title_head(&d.title))?;
-                Some((extractive::name_stems(&d.title, &d.file_name), head))
+            .map(|d| {
+                let heads = [
+                    compare::title_head(&d.file_name),
+                    compare::title_head(&d.title),
+                ];
+                (
+                    extractive::name_stems(&d.title, &d.file_name),
+                    heads.into_iter().flatten().collect(),
+                )
             })
+            .collect();
+        let spelled: Vec<(HashSet<String>, String)> = named
+            .iter()
+            .filter_map(|(name, heads)| Some((name.clone(), heads.first()?.clone())))
             .collect();
         let asked = resolve::strip_tags(&state.question);
         let own = compare::without_spelled_names(&asked, &spelled);
@@ -58,20 +70,12 @@ impl Agent<'_> {
         // The documents' own names and the vocabulary of comparing say nothing about the
         // subject, and would pick running headers ("Reference, Release 12.18").
         let mut names = HashSet::new();
-        for d in &docs {
-            names.extend(extractive::name_stems(&d.title, &d.file_name));
+        let mut heads: HashSet<String> = HashSet::new();
+        for (d, (name, head)) in docs.iter().zip(&named) {
+            names.extend(name.iter().cloned());
             names.extend(extractive::stems(&d.version));
+            heads.extend(head.iter().cloned());
         }
-        let heads: HashSet<String> = docs
-            .iter()
-            .flat_map(|d| {
-                [
-                    compare::title_head(&d.title),
-                    compare::title_head(&d.file_name),
-                ]
-            })
-            .flatten()
-            .collect();
         let noise = |w: &str| {
             compare::names_or_compares(w, &names) || {
                 let s = extractive::stems(w);
@@ -102,18 +106,32 @@ impl Agent<'_> {
         // "What changed between the 2023 and the 2025 policy?": two versions and no subject
         // beyond the document's own name (its file name, or the title printed at its top), so
         // the whole texts are aligned clause by clause.
+        // Between versions, the whole text of every version, read once.
+        let mut whole: Vec<Vec<crate::index::ChunkRow>> = Vec::new();
+        if versions {
+            let index = self.lib.index().await?;
+            for d in &docs {
+                whole.push(index.rows(&profile.id, &d.id).await?);
+            }
+        }
         let whole_versions = versions
             && docs.len() == 2
             && (terms.keys().all(|t| names.contains(t)) || {
-                let printed = self.printed_title(profile, &docs[0]).await?;
-                let printed_too = self.printed_title(profile, &docs[1]).await?;
+                let printed = compare_whole::printed_title(&whole[0]);
+                let printed_too = compare_whole::printed_title(&whole[1]);
                 terms
                     .keys()
                     .all(|t| names.contains(t) || (printed.contains(t) && printed_too.contains(t)))
             });
         if whole_versions
             && let Some(next) = self
-                .compare_whole(profile, state, &docs[0], &docs[1], emit)
+                .compare_whole(
+                    profile,
+                    state,
+                    (&docs[0], &whole[0]),
+                    (&docs[1], &whole[1]),
+                    emit,
+                )
                 .await?
         {
             return Ok(next);
@@ -175,24 +193,22 @@ impl Agent<'_> {
         // other versions do not have it anywhere (not merely outside the retrieved passages),
         // and the passages closest to the question in meaning are read whole-document wide.
         let removals = versions && compare::asks_removals(&own);
-        let mut whole: Vec<Vec<crate::index::ChunkRow>> = Vec::new();
-        let mut grams: Vec<HashSet<u64>> = Vec::new();
         let mut question_vector = Vec::new();
         if versions {
-            let index = self.lib.index().await?;
             question_vector = self.lib.embed_query(&query).await?;
-            for d in &docs {
-                let rows = index.rows(&profile.id, &d.id).await?;
-                grams.push(compare::shingles(
+        }
+        let grams: Vec<HashSet<u64>> = whole
+            .iter()
+            .map(|rows| {
+                compare::shingles(
                     &rows
                         .iter()
                         .map(|r| r.text.as_str())
                         .collect::<Vec<_>>()
                         .join("\n"),
-                ));
-                whole.push(rows);
-            }
-        }
+                )
+            })
+            .collect();
         // The other versions' retrieved passages, flattened: the fallback quotes (not the
         // changed clauses) are ordered by whether these hold them word for word. Ordering them
         // by the whole versions instead was tried and cost two compare points (0.852 → 0.815).

@@ -8,11 +8,14 @@
 use crate::Error;
 use crate::agent::evidence::*;
 use crate::agent::graph::{Node, Transition};
+use std::collections::HashSet;
+
 use crate::agent::rules::compare::{self, Change};
-use crate::agent::rules::text;
+use crate::agent::rules::{extractive, text};
 use crate::agent::synthesis::Outcome;
 use crate::agent::types::*;
 use crate::agent::{Agent, Emit};
+use crate::index::ChunkRow;
 use crate::store::{Document, Profile};
 
 /// Differences reported at most: a reader checks the first ones, and each costs two quotes.
@@ -32,19 +35,20 @@ struct Placed {
 impl Agent<'_> {
     /// The clause-by-clause differences of two versions, old → new, as the answer; `None` when
     /// no difference could be quoted (the caller compares by retrieval instead).
+    /// `old` and `new`: each version with its chunks.
     pub(in crate::agent) async fn compare_whole(
         &self,
         profile: &Profile,
         state: &mut RunState,
-        old: &Document,
-        new: &Document,
+        (old, old_rows): (&Document, &[ChunkRow]),
+        (new, new_rows): (&Document, &[ChunkRow]),
         emit: Emit<'_>,
     ) -> Result<Option<Transition>, Error> {
         emit(&Event::Status {
             message: format!("Aligning {} with {}", old.label(), new.label()),
         });
-        let old_sentences = self.placed_sentences(profile, old).await?;
-        let new_sentences = self.placed_sentences(profile, new).await?;
+        let old_sentences = placed_sentences(old, old_rows);
+        let new_sentences = placed_sentences(new, new_rows);
         let texts = |s: &[Placed]| s.iter().map(|p| p.text.clone()).collect::<Vec<_>>();
         let (old_texts, new_texts) = (texts(&old_sentences), texts(&new_sentences));
         let changes = compare::diff_versions(
@@ -166,94 +170,83 @@ impl Agent<'_> {
         Ok(Some(Transition::Next(Node::CheckConfidence)))
     }
 
-    /// The stems of the lines that open a document (at most [`TITLE_LINES`]): the title it
-    /// prints on its first page, which its file name may not carry ("DATA RETENTION AND
-    /// DISPOSAL STANDARD" in "retention-standard-1.1.pdf").
-    pub(in crate::agent) async fn printed_title(
-        &self,
-        profile: &Profile,
-        doc: &Document,
-    ) -> Result<std::collections::HashSet<String>, Error> {
-        let index = self.lib.index().await?;
-        let rows = index.rows(&profile.id, &doc.id).await?;
-        let opening = rows
-            .iter()
-            .min_by_key(|r| r.char_start)
-            .map(|r| {
-                r.text
-                    .lines()
-                    .filter(|l| !l.trim().is_empty())
-                    .take(TITLE_LINES)
-                    .collect::<Vec<_>>()
-                    .join(" ")
-            })
-            .unwrap_or_default();
-        Ok(crate::agent::rules::extractive::stems(&opening))
-    }
-
     /// A sentence of a version cited where it stands, if its page holds it.
     async fn quote(&self, profile: &Profile, p: &Placed) -> Result<Option<Citation>, Error> {
         self.cite(profile, &p.evidence, p.doc_char, &p.text).await
     }
+}
 
-    /// Every sentence of a document that states something, once each and in reading order
-    /// (chunks overlap: of two readings that start at one place, the longer).
-    async fn placed_sentences(
-        &self,
-        profile: &Profile,
-        doc: &Document,
-    ) -> Result<Vec<Placed>, Error> {
-        let index = self.lib.index().await?;
-        let mut rows = index.rows(&profile.id, &doc.id).await?;
-        rows.sort_by_key(|r| r.char_start);
-        let mut placed: Vec<Placed> = Vec::new();
-        for r in rows {
-            let evidence = Evidence {
-                chunk_id: r.chunk_id.clone(),
-                document_id: doc.id.clone(),
-                text: r.text.clone(),
-                char_start: r.char_start,
-                page: r.page_start,
-                vector_score: 0.0,
-                text_rank: None,
-                score: 0.0,
-                heading: r.heading.clone(),
-            };
-            for s in text::sentences(&r.text)
-                .iter()
-                .flat_map(|s| text::pieces(s, text::QUOTE_CHARS))
+/// The stems of the lines that open a document (at most [`TITLE_LINES`]), from its chunks: the
+/// title it prints on its first page, which its file name may not carry ("DATA RETENTION AND
+/// DISPOSAL STANDARD" in "retention-standard-1.1.pdf").
+pub(super) fn printed_title(rows: &[ChunkRow]) -> HashSet<String> {
+    let opening = rows
+        .iter()
+        .min_by_key(|r| r.char_start)
+        .map(|r| {
+            r.text
+                .lines()
+                .filter(|l| !l.trim().is_empty())
+                .take(TITLE_LINES)
+                .collect::<Vec<_>>()
+                .join(" ")
+        })
+        .unwrap_or_default();
+    extractive::stems(&opening)
+}
+
+/// Every sentence of a document that states something, from its chunks, once each and in
+/// reading order (chunks overlap: of two readings that start at one place, the longer).
+fn placed_sentences(doc: &Document, rows: &[ChunkRow]) -> Vec<Placed> {
+    let mut rows: Vec<&ChunkRow> = rows.iter().collect();
+    rows.sort_by_key(|r| r.char_start);
+    let mut placed: Vec<Placed> = Vec::new();
+    for r in rows {
+        let evidence = Evidence {
+            chunk_id: r.chunk_id.clone(),
+            document_id: doc.id.clone(),
+            text: r.text.clone(),
+            char_start: r.char_start,
+            page: r.page_start,
+            vector_score: 0.0,
+            text_rank: None,
+            score: 0.0,
+            heading: r.heading.clone(),
+        };
+        for s in text::sentences(&r.text)
+            .iter()
+            .flat_map(|s| text::pieces(s, text::QUOTE_CHARS))
+        {
+            if text::looks_like_heading(&s.text)
+                || is_fragment(&s)
+                || s.text.split_whitespace().count() < 4
             {
-                if text::looks_like_heading(&s.text)
-                    || is_fragment(&s)
-                    || s.text.split_whitespace().count() < 4
-                {
-                    continue;
+                continue;
+            }
+            let doc_char = r.char_start + r.text[..s.start].chars().count() as u64;
+            let end = doc_char + s.text.chars().count() as u64;
+            // A reading that starts inside one already taken is a piece of it.
+            let inside = placed.iter().any(|p| {
+                let p_end = p.doc_char + p.text.chars().count() as u64;
+                p.doc_char < doc_char && doc_char < p_end && end <= p_end
+            });
+            match placed.iter_mut().find(|p| p.doc_char == doc_char) {
+                Some(p) if p.text.chars().count() < s.text.chars().count() => {
+                    p.text = s.text.clone();
+                    p.evidence = evidence.clone();
                 }
-                let doc_char = r.char_start + r.text[..s.start].chars().count() as u64;
-                let end = doc_char + s.text.chars().count() as u64;
-                // A reading that starts inside one already taken is a piece of it.
-                let inside = placed.iter().any(|p| {
-                    let p_end = p.doc_char + p.text.chars().count() as u64;
-                    p.doc_char < doc_char && doc_char < p_end && end <= p_end
-                });
-                match placed.iter_mut().find(|p| p.doc_char == doc_char) {
-                    Some(p) if p.text.chars().count() < s.text.chars().count() => {
-                        p.text = s.text.clone();
-                        p.evidence = evidence.clone();
-                    }
-                    Some(_) => {}
-                    None if inside => {}
-                    None => placed.push(Placed {
-                        evidence: evidence.clone(),
-                        doc_char,
-                        text: s.text.clone(),
-                    }),
-                }
+                Some(_) => {}
+                None if inside => {}
+                None => placed.push(Placed {
+                    evidence: evidence.clone(),
+                    doc_char,
+                    text: s.text.clone(),
+                }),
             }
         }
-        placed.sort_by_key(|p| p.doc_char);
-        Ok(placed)
     }
+    placed.sort_by_key(|p| p.doc_char);
+    placed
 }
 
 /// A quote as the answer shows it: its words and where it stands.

@@ -996,6 +996,17 @@ fn measure(currency: Option<&str>, n: f64, unit: Option<&str>) -> Option<(f64, D
     Some((n * days, Dimension::Time))
 }
 
+/// The quantity a match of [`BOUND`], [`THRESHOLD`] or [`QUANTITY`] measures, from its
+/// currency group (`currency`), the number group after it and the unit group after that.
+fn measured(c: &regex::Captures<'_>, currency: usize) -> Option<(f64, Dimension)> {
+    let n = lexicon::number(c.get(currency + 1)?.as_str())?;
+    measure(
+        c.get(currency).map(|m| m.as_str()),
+        n,
+        c.get(currency + 2).map(|m| m.as_str()),
+    )
+}
+
 fn bounds(text_: &str) -> Vec<Bound> {
     let Some(re) = BOUND.as_ref() else {
         return Vec::new();
@@ -1003,12 +1014,7 @@ fn bounds(text_: &str) -> Vec<Bound> {
     re.captures_iter(text_)
         .filter_map(|c| {
             let kind = c.get(1)?.as_str().to_lowercase();
-            let n = lexicon::number(c.get(3)?.as_str())?;
-            let (value, dimension) = measure(
-                c.get(2).map(|m| m.as_str()),
-                n,
-                c.get(4).map(|m| m.as_str()),
-            )?;
+            let (value, dimension) = measured(&c, 2)?;
             Some(Bound {
                 text: c.get(0)?.as_str().trim().to_owned(),
                 minimum: kind.contains("least")
@@ -1034,12 +1040,7 @@ fn thresholds(text_: &str) -> Vec<(String, f64, Dimension)> {
             if before.ends_with("no ") || before.ends_with("not ") {
                 return None;
             }
-            let n = lexicon::number(c.get(3)?.as_str())?;
-            let (v, d) = measure(
-                c.get(2).map(|m| m.as_str()),
-                n,
-                c.get(4).map(|m| m.as_str()),
-            )?;
+            let (v, d) = measured(&c, 2)?;
             Some((whole.as_str().trim().to_owned(), v, d))
         })
         .collect()
@@ -1051,12 +1052,7 @@ fn quantities(text_: &str) -> Vec<(String, f64, Dimension)> {
     };
     re.captures_iter(text_)
         .filter_map(|c| {
-            let n = lexicon::number(c.get(2)?.as_str())?;
-            let (v, d) = measure(
-                c.get(1).map(|m| m.as_str()),
-                n,
-                c.get(3).map(|m| m.as_str()),
-            )?;
+            let (v, d) = measured(&c, 1)?;
             Some((c.get(0)?.as_str().trim().to_owned(), v, d))
         })
         .collect()

@@ -9,8 +9,8 @@ use std::cmp::Ordering;
 use std::collections::HashSet;
 
 use super::extractive::stems;
-use super::lexicon;
 use super::{Pattern, regex};
+use super::{lexicon, text};
 use std::sync::LazyLock;
 
 // A number, optionally followed by a unit word, or a currency before it.
@@ -220,14 +220,8 @@ pub fn diff_versions(old: &[&str], new: &[&str]) -> Vec<Change> {
     // A changed sentence may pair with one the other version kept word for word: a clause
     // extended ("… and its subsidiaries" → "… and its subsidiaries, and to agents") keeps all
     // of the old words.
-    let tokens = |t: &str| -> HashSet<String> {
-        t.split(|c: char| !c.is_alphanumeric())
-            .filter(|w| !w.is_empty())
-            .map(str::to_lowercase)
-            .collect()
-    };
-    let old_tokens: Vec<HashSet<String>> = old.iter().map(|t| tokens(t)).collect();
-    let new_tokens: Vec<HashSet<String>> = new.iter().map(|t| tokens(t)).collect();
+    let old_tokens: Vec<HashSet<String>> = old.iter().map(|t| text::tokens(t)).collect();
+    let new_tokens: Vec<HashSet<String>> = new.iter().map(|t| text::tokens(t)).collect();
     let (old_changed, new_changed): (HashSet<usize>, HashSet<usize>) = (
         old_left.iter().copied().collect(),
         new_left.iter().copied().collect(),
@@ -238,12 +232,7 @@ pub fn diff_versions(old: &[&str], new: &[&str]) -> Vec<Change> {
             if !old_changed.contains(&i) && !new_changed.contains(&j) {
                 continue;
             }
-            let union = x.union(y).count();
-            let sim = if union == 0 {
-                0.0
-            } else {
-                x.intersection(y).count() as f32 / union as f32
-            };
+            let sim = text::jaccard(x, y);
             if sim >= SAME_CLAUSE {
                 pairs.push((sim, i, j));
             }
@@ -331,7 +320,7 @@ pub fn title_head(name: &str) -> Option<String> {
     name.trim_end_matches(".pdf")
         .split(|c: char| !c.is_alphabetic())
         .rfind(|w| w.chars().count() >= 3)
-        .map(|w| crate::agent::rules::text::stem(&w.to_lowercase()))
+        .map(|w| text::stem(&w.to_lowercase()))
 }
 
 /// The text without the runs of words that spell a compared document's name out in lower case

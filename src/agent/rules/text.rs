@@ -567,18 +567,24 @@ pub fn looks_like_heading(text: &str) -> bool {
 /// Share of the word tokens (lower-cased letters and digits) two texts have in common
 /// (Jaccard); numbers count, so "10 days" and "15 days" differ by one token.
 pub fn token_similarity(a: &str, b: &str) -> f32 {
-    let toks = |t: &str| -> std::collections::HashSet<String> {
-        t.split(|c: char| !c.is_alphanumeric())
-            .filter(|w| !w.is_empty())
-            .map(str::to_lowercase)
-            .collect()
-    };
-    let (x, y) = (toks(a), toks(b));
-    let union = x.union(&y).count();
+    jaccard(&tokens(a), &tokens(b))
+}
+
+/// The word tokens of a text: lower-cased runs of letters and digits.
+pub fn tokens(t: &str) -> HashSet<String> {
+    t.split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .map(str::to_lowercase)
+        .collect()
+}
+
+/// Share of two token sets' union that both hold (0 for two empty sets).
+pub fn jaccard(x: &HashSet<String>, y: &HashSet<String>) -> f32 {
+    let union = x.union(y).count();
     if union == 0 {
         return 0.0;
     }
-    x.intersection(&y).count() as f32 / union as f32
+    x.intersection(y).count() as f32 / union as f32
 }
 
 #[cfg(test)]
