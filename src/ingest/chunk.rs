@@ -87,17 +87,21 @@ pub fn chunk(text: &str, spans: &[PageSpan], settings: ChunkSettings) -> Vec<Chu
         .with_trim(true);
     let splitter = TextSplitter::new(config);
     let headings = find_headings(text);
-    splitter
+    let chars: Vec<char> = text.chars().collect();
+    let ranges: Vec<(usize, usize)> = splitter
         .chunk_char_indices(text)
+        .map(|c| (c.char_offset, c.char_offset + c.chunk.chars().count()))
+        .collect();
+    let ranges = sentence_aligned(&chars, &ranges, overlap);
+    ranges
+        .into_iter()
         .enumerate()
-        .map(|(i, c)| {
-            let len = c.chunk.chars().count();
-            let char_start = c.char_offset;
-            let char_end = char_start + len;
+        .map(|(i, (char_start, char_end))| {
+            let len = char_end - char_start;
             let last = char_end.saturating_sub(1).max(char_start);
             Chunk {
                 index: u32::try_from(i).unwrap_or(u32::MAX),
-                text: c.chunk.to_owned(),
+                text: chars[char_start..char_end].iter().collect(),
                 char_start,
                 char_end,
                 page_start: page_at(spans, char_start),
@@ -106,6 +110,114 @@ pub fn chunk(text: &str, spans: &[PageSpan], settings: ChunkSettings) -> Vec<Chu
             }
         })
         .collect()
+}
+
+/// Chunk ranges moved onto sentence boundaries: a chunk that the splitter starts inside a
+/// sentence (its overlap with the one before begins at a line break, and a PDF's lines break
+/// mid-sentence) starts instead at the first sentence that opens within `overlap` characters,
+/// still inside the chunk before; one that stops inside a sentence runs on to that sentence's
+/// end when it lies within `overlap` characters and no blank line. Without such a boundary a
+/// range stays as it is. A quote, a rule or a key point read from a chunk is then a sentence,
+/// not the tail of one ("Manager and are reviewed every six months.").
+fn sentence_aligned(
+    chars: &[char],
+    ranges: &[(usize, usize)],
+    overlap: usize,
+) -> Vec<(usize, usize)> {
+    let mut out: Vec<(usize, usize)> = Vec::with_capacity(ranges.len());
+    for (k, &(start, end)) in ranges.iter().enumerate() {
+        let start = match k.checked_sub(1).and_then(|p| out.get(p)) {
+            Some(&(_, prev_end)) if !sentence_starts_at(chars, start) => {
+                let limit = (start + overlap + 1).min(prev_end).min(end);
+                (start..limit)
+                    .find(|&i| sentence_starts_at(chars, i))
+                    .unwrap_or(start)
+            }
+            _ => start,
+        };
+        let end = if k + 1 < ranges.len() {
+            sentence_end_after(chars, end, overlap).unwrap_or(end)
+        } else {
+            end
+        };
+        out.push((start, end.max(start)));
+    }
+    out
+}
+
+/// Whether a sentence opens at character `i`: the text's start, after a blank line, after a
+/// sentence's final punctuation and a space when an upper-case letter, a digit or an opening
+/// quote or bracket follows, or at a line that opens with a clause number ("3.1 ", "(b) ").
+fn sentence_starts_at(chars: &[char], i: usize) -> bool {
+    let Some(&c) = chars.get(i) else {
+        return false;
+    };
+    if i == 0 {
+        return true;
+    }
+    if c.is_whitespace() {
+        return false;
+    }
+    let mut j = i;
+    let mut newlines = 0;
+    while j > 0 && chars[j - 1].is_whitespace() {
+        if chars[j - 1] == '\n' {
+            newlines += 1;
+        }
+        j -= 1;
+    }
+    if j == i {
+        return false;
+    }
+    if j == 0 || newlines >= 2 {
+        return true;
+    }
+    let opens =
+        c.is_uppercase() || c.is_ascii_digit() || matches!(c, '"' | '“' | '‘' | '(' | '[' | '•');
+    let mut k = j;
+    while k > 0 && matches!(chars[k - 1], '"' | '”' | '’' | ')' | ']') {
+        k -= 1;
+    }
+    let finished = k > 0 && matches!(chars[k - 1], '.' | '!' | '?');
+    (opens && finished) || (newlines == 1 && clause_number_at(chars, i))
+}
+
+/// Whether a clause number opens the text at `i`: "3.1 ", "12. ", "4) ", "(b) ".
+fn clause_number_at(chars: &[char], i: usize) -> bool {
+    let rest: String = chars[i..(i + 12).min(chars.len())].iter().collect();
+    CLAUSE_NUMBER.as_ref().is_some_and(|re| re.is_match(&rest))
+}
+
+static CLAUSE_NUMBER: LazyLock<Option<Regex>> =
+    LazyLock::new(|| Regex::new(r"^(?:\d{1,3}(?:\.\d{1,3})*[.)]?|\([a-z0-9]{1,4}\))\s").ok());
+
+/// The end (exclusive) of the sentence running at `end`, if it finishes within `overlap`
+/// characters without crossing a blank line: `None` when `end` already follows a sentence's
+/// end.
+fn sentence_end_after(chars: &[char], end: usize, overlap: usize) -> Option<usize> {
+    let finished = |i: usize| {
+        let mut k = i;
+        while k > 0 && matches!(chars[k - 1], '"' | '”' | '’' | ')' | ']') {
+            k -= 1;
+        }
+        k > 0 && matches!(chars[k - 1], '.' | '!' | '?')
+    };
+    if end == 0 || finished(end) {
+        return None;
+    }
+    let limit = (end + overlap).min(chars.len());
+    let mut i = end;
+    while i < limit {
+        if chars[i] == '\n' && chars.get(i + 1) == Some(&'\n') {
+            return None;
+        }
+        if matches!(chars[i], '.' | '!' | '?') && chars.get(i + 1).is_none_or(|n| n.is_whitespace())
+        {
+            return Some(i + 1);
+        }
+        i += 1;
+    }
+    None
 }
 
 /// A recognised heading line.
@@ -250,6 +362,29 @@ mod tests {
         }
         let last = chunks.last().map(|c| (c.page_end, c.heading.clone()));
         assert_eq!(last, Some((3, "2 Capital > 2.1 Minimum ratio".to_owned())));
+    }
+
+    #[test]
+    fn chunks_start_and_end_on_sentence_boundaries_when_the_overlap_holds_one() {
+        let text = "The bakery opens at six.\nFlour deliveries are checked by the\nshift lead before they are stored. Ovens are\ncleaned every night by the\nclosing team. Staff wear hair nets\nat all times in the kitchen.";
+        let chars: Vec<char> = text.chars().collect();
+        let at = |s: &str| text[..text.find(s).unwrap()].chars().count();
+        // A chunk that would start at "shift lead" (a line break inside a sentence) starts at
+        // "Ovens"; one that would stop after "cleaned every night by the" runs on to "team.".
+        let ranges = [(0, at("cleaned")), (at("shift lead"), chars.len())];
+        let aligned = sentence_aligned(&chars, &ranges, 60);
+        assert_eq!(aligned[1].0, at("Ovens"));
+        let first: String = chars[aligned[0].0..aligned[0].1].iter().collect();
+        assert!(first.ends_with("closing team."), "{first}");
+        // Without a sentence start within the overlap the range stays.
+        let far = sentence_aligned(&chars, &ranges, 3);
+        assert_eq!(far[1].0, at("shift lead"));
+        // A line opening with a clause number is a sentence start.
+        let rules: Vec<char> = "2 Keys\n2.1 Keys are signed out\n2.2 Keys are returned"
+            .chars()
+            .collect();
+        assert!(sentence_starts_at(&rules, 7));
+        assert!(!sentence_starts_at(&rules, 11));
     }
 
     #[test]
