@@ -389,19 +389,19 @@ impl Agent<'_> {
                         .fold(0.0f32, f32::max)
                 };
                 // The bound that governs a number of the statement is the one in the clause
-                // closest to it ("submit the return within 14 days", not "notify the
-                // supervisor within 2 business days").
-                let governing = candidates
-                    .iter()
-                    .zip(&sims)
-                    .filter(|(c, _)| {
-                        c.clause
-                            .bounds
-                            .iter()
-                            .any(|b| s.quantities.iter().any(|(_, _, d)| *d == b.dimension))
-                    })
-                    .map(|(_, sim)| *sim)
-                    .fold(0.0f32, f32::max);
+                // closest to it among those that measure the same thing ("submit the return
+                // within 14 days", not "notify the supervisor within 2 business days"; a
+                // recurrence by the clause that sets a recurrence).
+                let governing = |dims: &[&audit::Dimension]| {
+                    candidates
+                        .iter()
+                        .zip(&sims)
+                        .filter(|(c, _)| {
+                            c.clause.bounds.iter().any(|b| dims.contains(&&b.dimension))
+                        })
+                        .map(|(_, sim)| *sim)
+                        .fold(0.0f32, f32::max)
+                };
                 let permissions: Vec<bool> = candidates
                     .iter()
                     .map(|c| c.clause.deontic == Deontic::Permission)
@@ -415,7 +415,8 @@ impl Agent<'_> {
                     }
                     match audit::check(s, &c.clause, sim) {
                         Some(conflict)
-                            if conflict.rule == AuditRule::OutOfRange && sim < governing => {}
+                            if conflict.rule == AuditRule::OutOfRange
+                                && sim < governing(&audit::measured_alike(s, &c.clause)) => {}
                         Some(conflict) if sim + 0.05 >= permitted(&c.clause) => {
                             mine.push((ci, conflict, sim));
                         }

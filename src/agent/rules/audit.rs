@@ -46,7 +46,8 @@ pub struct Clause {
     /// *transfer* personal data", "must be *recorded*"), as stem and concept. A text speaks to
     /// the clause's polarity only if it names that act: "Personal data stays in the United
     /// Kingdom" shares "personal data" with "shall not transfer personal data outside …" and
-    /// with "shall delete all personal data …", and does neither.
+    /// with "shall delete all personal data …", and does neither. Empty (any act) for a line
+    /// that states a measure without a modal: its act is in its subject.
     pub act: HashSet<String>,
     /// Locations the clause requires ("must be placed in /run").
     pub required_paths: Vec<String>,
@@ -66,6 +67,11 @@ pub struct Clause {
     /// years"), the terms of what it is about: a line of a schedule binds only its own subject.
     /// Empty for a rule with a modal.
     pub subject: HashSet<String>,
+    /// A line that states, without a modal, a measure of what is done ("Line managers review
+    /// access rights every quarter", see `stated_measure`) or an order ("Due diligence is
+    /// completed before any contract is signed"): it binds that measure or order only, never a
+    /// statement's polarity (what else it says may be a condition or an aside).
+    pub stated_only: bool,
 }
 
 /// A lower or upper bound on a quantity ("at least three years", "within 30 days").
@@ -82,7 +88,7 @@ pub struct Bound {
 }
 
 /// What a quantity measures.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Dimension {
     /// Durations, in days.
     Time,
@@ -93,6 +99,9 @@ pub enum Dimension {
     /// How often something recurs: the days between two occurrences ("each quarter" 91.3,
     /// "twice a year" 182.5, "weekly" 7).
     Interval,
+    /// A count of a named thing ("at least 14 characters", "no more than 3 attempts"), keyed
+    /// by the thing's stem: counts of different things never compare.
+    Count(String),
 }
 
 /// A statement of the audited text.
@@ -151,13 +160,16 @@ static REQUIRED_PATH: Pattern = LazyLock::new(|| {
     )
 });
 static LABELLED: Pattern = LazyLock::new(|| regex(r"(?i)\b(mode|umask|port)\s+([0-9]{2,5})\b"));
+/// The word after a number that names what is counted ("14 characters", "3 attempts"), when
+/// it is no unit of time, money or per cent (see `measure`).
+const COUNTED: &str = r"[a-z]{3,}\b";
 /// A numeric bound: "at least 30 days", "no more than EUR 500", "within two weeks".
 static BOUND: Pattern = LazyLock::new(|| {
     regex(&format!(
         r"(?ix)\b((?:a\s+)?(?:minimum|maximum)\s+(?:[a-z-]+\s+){{0,4}}?of|at\s+least|no\s+less\s+than|not\s+less\s+than|a\s+minimum\s+of|minimum\s+of|within|no\s+more\s+than|not\s+more\s+than|at\s+most|a\s+maximum\s+of|maximum\s+of|not\s+(?:to\s+)?exceed(?:ing)?|up\s+to)\s+
         ((?:{CURRENCIES})\s?)?
         (\d+(?:[.,]\d+)?|{numbers})
-        \s*({PERCENT}|{TIME_UNITS}|{CURRENCY_WORDS})?",
+        \s*({PERCENT}|{TIME_UNITS}|{CURRENCY_WORDS}|{COUNTED})?",
         numbers = lexicon::number_words(),
     ))
 });
@@ -167,7 +179,7 @@ static QUANTITY: Pattern = LazyLock::new(|| {
         r"(?ix)
         ((?:{CURRENCIES})\s?)?
         \b(\d+(?:[.,]\d+)?|{numbers})\b
-        \s*({PERCENT}|{TIME_UNITS}|{CURRENCY_WORDS})?",
+        \s*({PERCENT}|{TIME_UNITS}|{CURRENCY_WORDS}|{COUNTED})?",
         numbers = lexicon::number_words(),
     ))
 });
@@ -183,6 +195,14 @@ static RETAINED_FOR: Pattern = LazyLock::new(|| {
 /// [`RETAINED_FOR`]); such a line is a strong obligation.
 const STATED: &str = "(stated)";
 
+/// The deontic word of a line of a standard that states a measure of what is done without a
+/// modal (see [`stated_measure`]): its subject and its polarity come before the measure.
+const STATED_MEASURE: &str = "(stated measure)";
+
+/// The deontic word of a line that states, without a modal, that one act comes before another
+/// ("Due diligence is completed before any contract is signed").
+const STATED_ORDER: &str = "(stated order)";
+
 /// A threshold from which a rule applies: "above 25 euros", "more than £150", "exceeding 10
 /// days" ("no more than" and "not more than" are bounds, see [`BOUND`]).
 static THRESHOLD: Pattern = LazyLock::new(|| {
@@ -190,7 +210,7 @@ static THRESHOLD: Pattern = LazyLock::new(|| {
         r"(?ix)\b(above|over|more\s+than|exceeding|in\s+excess\s+of|greater\s+than)\s+
         ((?:{CURRENCIES})\s?)?
         (\d+(?:[.,]\d+)?|{numbers})\b
-        \s*({PERCENT}|{TIME_UNITS}|{CURRENCY_WORDS})?",
+        \s*({PERCENT}|{TIME_UNITS}|{CURRENCY_WORDS}|{COUNTED})?",
         numbers = lexicon::number_words(),
     ))
 });
@@ -669,6 +689,9 @@ pub fn clause(sentence: &str) -> Option<Clause> {
     // A comma right after a modal ("you should, at the very least, execute …") must not hide
     // it from the padded patterns.
     let l = strip_conditions(&lower(sentence));
+    // A rule may end on its deontic phrase ("… are not permitted."): the full stop goes, so
+    // that the padded phrases meet it.
+    let l = format!("{} ", l.trim_end().trim_end_matches(['.', '!', ';']));
     let l = match MODAL_COMMA.as_ref() {
         Some(re) => re.replace_all(&l, "$1 ,").into_owned(),
         None => l,
@@ -711,6 +734,16 @@ pub fn clause(sentence: &str) -> Option<Clause> {
         " cannot be ",
     ];
     const IMPERATIVE_NOT: [&str; 3] = [" do not ", " don't ", " never "];
+    const PASSIVE_PROHIBITIONS: [&str; 8] = [
+        " is not permitted ",
+        " are not permitted ",
+        " is not allowed ",
+        " are not allowed ",
+        " is prohibited ",
+        " are prohibited ",
+        " is forbidden ",
+        " are forbidden ",
+    ];
     // Reassurances, not rules: "Don't feel obligated to …", "do not hesitate to …".
     if [
         " don't feel ",
@@ -789,11 +822,29 @@ pub fn clause(sentence: &str) -> Option<Clause> {
     } else if let Some(m) = RETAINED_FOR.as_ref().and_then(|re| re.find(&l)) {
         // A schedule states what is done: "Customer contracts are kept for six years."
         (Deontic::Obligation, m.start(), 0, STATED)
+    } else if let Some(at) = stated_measure(&l) {
+        // A standard written in the present tense states its rules as facts: "Line managers
+        // review access rights every quarter", "We reply within three working days".
+        (Deontic::Obligation, at, 0, STATED_MEASURE)
+    } else if let Some(i) = BEFORE.iter().filter_map(|b| l.find(b)).min()
+        && !before.is_empty()
+        && !text::content_terms(&l[..i]).is_empty()
+    {
+        // … and its order: "Due diligence is completed before any contract is signed".
+        (Deontic::Obligation, 0, 0, STATED_ORDER)
     } else {
         return None;
     };
-    let stated = word == STATED;
-    let governed = format!(" {}", first_clause(&l[(at + len).min(l.len())..]));
+    let measure_only = word == STATED_MEASURE;
+    let stated = word == STATED || measure_only;
+    let after = first_clause(&l[(at + len).min(l.len())..]);
+    // "Shared accounts are not permitted.", "Smoking is prohibited on site": a passive
+    // prohibition governs its subject, which comes before it, with what follows it.
+    let governed = if deontic == Deontic::Prohibition && PASSIVE_PROHIBITIONS.contains(&word) {
+        format!(" {} {after}", l[..at].trim())
+    } else {
+        format!(" {after}")
+    };
     // "… except as expressly provided under this License": the rule defers to the others.
     if governed.contains(" except as ") {
         return None;
@@ -816,6 +867,9 @@ pub fn clause(sentence: &str) -> Option<Clause> {
         &RULE_BREAKS,
     ));
     let positive = match deontic {
+        // "Line managers review access rights every quarter and remove rights that are no
+        // longer needed": what follows the measure is another act.
+        _ if measure_only => positive(&l[..at]),
         Deontic::Prohibition if neither => has_removal(&governed),
         Deontic::Prohibition => !positive_content,
         _ => positive_content,
@@ -842,7 +896,7 @@ pub fn clause(sentence: &str) -> Option<Clause> {
                         text: text.clone(),
                         minimum: false,
                         value,
-                        dimension,
+                        dimension: dimension.clone(),
                     });
                     Some(
                         std::iter::once(Bound {
@@ -864,7 +918,11 @@ pub fn clause(sentence: &str) -> Option<Clause> {
         positive,
         terms: terms(sentence),
         scope: terms(&governed),
-        act: governed_act(&governed),
+        act: if measure_only {
+            HashSet::new()
+        } else {
+            governed_act(&governed)
+        },
         subject: if stated {
             terms(&l[..at])
         } else {
@@ -890,7 +948,41 @@ pub fn clause(sentence: &str) -> Option<Clause> {
         },
         thresholds: thresholds(sentence),
         free_of_charge: lexicon::FREE_OF_CHARGE.iter().any(|f| governed.contains(f)),
+        stated_only: measure_only || word == STATED_ORDER,
     })
+}
+
+/// Where a sentence without a modal states a measure of what is done — a recurrence ("every
+/// quarter") or a bound ("within three working days", "at least 14 characters") — after a
+/// subject of at least one content word: such a line of a standard binds its subject as a
+/// rule does ("Line managers review access rights every quarter"). `None` when it states none.
+fn stated_measure(l: &str) -> Option<usize> {
+    let recurrence = PERIOD.as_ref().and_then(|re| re.find(l)).map(|m| m.start());
+    let bound = BOUND.as_ref().and_then(|re| {
+        re.captures_iter(l)
+            .find(|c| measured(c, 2).is_some())
+            .and_then(|c| c.get(0))
+            .map(|m| m.start())
+    });
+    let at = match (recurrence, bound) {
+        (Some(a), Some(b)) => a.min(b),
+        (a, b) => a.or(b)?,
+    };
+    // Several measures of one kind ("High: every 12 months; Medium: every 24 months", a table
+    // read as one line) do not say which binds what: none does.
+    let measures: Vec<(Dimension, f64)> = bounds(l)
+        .into_iter()
+        .map(|b| (b.dimension, b.value))
+        .chain(
+            intervals(l)
+                .into_iter()
+                .map(|(_, v)| (Dimension::Interval, v)),
+        )
+        .collect();
+    let ambiguous = measures
+        .iter()
+        .any(|(d, v)| measures.iter().any(|(e, w)| d == e && (v - w).abs() > 1e-9));
+    (!ambiguous && !text::content_terms(&l[..at]).is_empty()).then_some(at)
 }
 
 /// Words that put an event after the act a rule requires ("before connecting", "prior to
@@ -974,10 +1066,25 @@ fn labelled(text_: &str) -> Vec<(String, String)> {
 fn measure(currency: Option<&str>, n: f64, unit: Option<&str>) -> Option<(f64, Dimension)> {
     static CURRENCY_WORD: Pattern =
         LazyLock::new(|| regex(&format!(r"(?i)^(?:{CURRENCY_WORDS})$")));
+    static PERCENT_WORD: Pattern = LazyLock::new(|| regex(&format!(r"(?i)^(?:{PERCENT})$")));
+    static TIME_WORD: Pattern = LazyLock::new(|| regex(&format!(r"(?i)^(?:{TIME_UNITS})$")));
     if currency.is_some() || unit.is_some_and(|u| super::matches(&CURRENCY_WORD, u.trim())) {
         return Some((n, Dimension::Money));
     }
-    let unit = unit?.to_lowercase();
+    let unit = unit?.trim().to_lowercase();
+    if super::matches(&PERCENT_WORD, &unit) {
+        return Some((n, Dimension::Percent));
+    }
+    if !super::matches(&TIME_WORD, &unit) {
+        // A count of what the word names; a function word ("at least one of") counts nothing.
+        let mut thing = text::content_terms(&unit);
+        return match (thing.pop(), thing.is_empty()) {
+            (Some(t), true) if t.chars().all(|c| c.is_alphabetic()) => {
+                Some((n, Dimension::Count(text::stem(&t))))
+            }
+            _ => None,
+        };
+    }
     let days = if unit.contains("minute") {
         1.0 / 1440.0
     } else if unit.contains("hour") {
@@ -991,7 +1098,7 @@ fn measure(currency: Option<&str>, n: f64, unit: Option<&str>) -> Option<(f64, D
     } else if unit.contains("year") {
         365.0
     } else {
-        return Some((n, Dimension::Percent));
+        return None;
     };
     Some((n * days, Dimension::Time))
 }
@@ -1055,6 +1162,16 @@ fn quantities(text_: &str) -> Vec<(String, f64, Dimension)> {
             let (v, d) = measured(&c, 1)?;
             Some((c.get(0)?.as_str().trim().to_owned(), v, d))
         })
+        .collect()
+}
+
+/// What a clause bounds that the statement also measures (the dimensions both name).
+pub fn measured_alike<'a>(statement: &Statement, clause: &'a Clause) -> Vec<&'a Dimension> {
+    clause
+        .bounds
+        .iter()
+        .map(|b| &b.dimension)
+        .filter(|d| statement.quantities.iter().any(|(_, _, q)| q == *d))
         .collect()
 }
 
@@ -1407,6 +1524,9 @@ pub fn check(statement: &Statement, clause: &Clause, similarity: f32) -> Option<
             });
         }
     }
+    if clause.stated_only {
+        return None;
+    }
     // Polarity: the part of the statement that speaks about what the clause governs says the
     // opposite of what the clause requires.
     let part = statement
@@ -1460,10 +1580,16 @@ pub fn check(statement: &Statement, clause: &Clause, similarity: f32) -> Option<
             .terms
             .intersection(&clause.scope)
             .any(|t| t.starts_with('§'));
+    // A short rule whose every word the statement names ("Shared accounts are not
+    // permitted" against "the night shift shares one administrator account") is on topic
+    // however differently the rest of the statement reads.
+    let scope_words = clause.scope.iter().filter(|t| !t.starts_with('§')).count();
+    let whole_scope = scope_words >= 2 && part.0 >= scope_words;
     let on_topic = charged
         || names_act
             && ((part.0 >= 2 && similarity >= 0.4)
                 || part.0 >= 3
+                || whole_scope
                 || (part.0 >= 1 && similarity >= 0.55 && overlap >= 2));
     // "Installed uncompressed" says the opposite of "installed compressed".
     let part_positive = part.1.positive != negates_by_prefix(&part.1.text, &clause.terms);
@@ -1513,6 +1639,131 @@ pub fn check(statement: &Statement, clause: &Clause, similarity: f32) -> Option<
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_count_of_the_same_thing_is_bounded_and_counts_of_other_things_never_compare() {
+        let rule = clause("Each locker code must have at least 8 digits.").unwrap();
+        assert_eq!(rule.bounds[0].dimension, Dimension::Count("digit".into()));
+        let short = statement("Our locker codes have at least 6 digits.");
+        let c = check(&short, &rule, 0.7).unwrap();
+        assert_eq!(c.rule, AuditRule::OutOfRange);
+        // Six uses are not six digits.
+        let uses = statement("Locker codes are changed after 6 uses of the locker.");
+        assert!(check(&uses, &rule, 0.7).is_none());
+        // A function word after a number counts nothing.
+        assert!(bounds("at least one of the keys").is_empty());
+        assert!(check(&statement("Locker codes have 10 digits."), &rule, 0.7).is_none());
+    }
+
+    #[test]
+    fn a_line_without_a_modal_binds_the_order_it_states() {
+        let rule =
+            clause("Keys are signed out in the register before they leave the key room.").unwrap();
+        assert!(rule.stated_only);
+        let late =
+            statement("Keys leave the key room at once and are signed out in the register later.");
+        assert_eq!(
+            check(&late, &rule, 0.6).map(|c| c.rule),
+            Some(AuditRule::ObligationNotMet)
+        );
+        let kept = statement("Keys are signed out in the register before they leave the key room.");
+        assert!(check(&kept, &rule, 0.9).is_none());
+        // It binds the order only: what the statement denies elsewhere is another rule's.
+        assert!(
+            check(
+                &statement("Keys are not signed out in the register."),
+                &rule,
+                0.6
+            )
+            .is_none()
+        );
+    }
+
+    #[test]
+    fn a_passive_prohibition_governs_its_subject() {
+        let rule = clause("Borrowed keys are not permitted.").unwrap();
+        assert_eq!(rule.deontic, Deontic::Prohibition);
+        assert!(rule.scope.contains("borrow"), "{rule:?}");
+        let breach = statement("On weekends the cleaners borrow one master key.");
+        assert_eq!(
+            check(&breach, &rule, 0.6).map(|c| c.rule),
+            Some(AuditRule::ProhibitionBreached)
+        );
+        assert!(
+            check(
+                &statement("Keys are never borrowed by cleaners."),
+                &rule,
+                0.6
+            )
+            .is_none()
+        );
+        // Every word of the short rule named: on topic even when the rest reads otherwise.
+        assert!(check(&breach, &rule, 0.35).is_some());
+        assert!(
+            check(
+                &statement("Borrowed keys were withdrawn last year."),
+                &rule,
+                0.35
+            )
+            .is_none()
+        );
+        // What follows says where or when: it is governed too.
+        let place =
+            clause("Riding bicycles is prohibited inside the loading bay during deliveries.")
+                .unwrap();
+        assert!(
+            place.scope.contains("bicycl") && place.scope.contains("bay"),
+            "{place:?}"
+        );
+    }
+
+    #[test]
+    fn a_line_of_a_standard_without_a_modal_binds_the_measure_it_states() {
+        let rule = clause("The caretaker inspects the fire doors every month.").unwrap();
+        assert!(rule.stated_only);
+        assert_eq!(rule.deontic, Deontic::Obligation);
+        let rarer = statement("The fire doors are inspected every quarter.");
+        assert_eq!(
+            check(&rarer, &rule, 0.7).unwrap().rule,
+            AuditRule::OutOfRange
+        );
+        assert!(
+            check(
+                &statement("The fire doors are inspected every week."),
+                &rule,
+                0.7
+            )
+            .is_none()
+        );
+        // It binds its measure only, not what else the line says ("… and removes wedges that
+        // are no longer needed").
+        let aside = clause(
+            "The caretaker inspects the fire doors every month and removes wedges that are no longer needed.",
+        )
+        .unwrap();
+        assert!(aside.positive);
+        assert!(
+            check(
+                &statement("We never remove the wedges from the fire doors."),
+                &aside,
+                0.7
+            )
+            .is_none()
+        );
+        // Several measures of one kind (a table read as one line) bind nothing.
+        assert!(clause("Boilers are serviced: gas every 12 months, oil every 6 months.").is_none());
+        // Without a measure, a line in the present tense states no rule.
+        assert!(clause("Visitors to the archive sign the register at the desk.").is_none());
+        // A bound after a subject: "We reply within three working days".
+        let reply =
+            clause("The help desk replies to every letter within three working days.").unwrap();
+        assert!(
+            reply
+                .bounds
+                .iter()
+                .any(|b| !b.minimum && (b.value - 3.0).abs() < 1e-9)
+        );
+    }
 
     fn conflict(stmt: &str, cl: &str) -> Option<AuditRule> {
         let c = clause(cl)?;

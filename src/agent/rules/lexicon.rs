@@ -98,8 +98,7 @@ pub const MEASURE_UNITS: [(&str, &[&str]); 18] = [
 ];
 
 /// Units of time written after a number, singular or plural (regex alternation).
-pub const TIME_UNITS: &str =
-    r"days?|weeks?|months?|years?|hours?|minutes?|business\s+days?|working\s+days?";
+pub const TIME_UNITS: &str = r"days?|weeks?|months?|years?|hours?|minutes?|business\s+days?|working\s+days?|calendar\s+days?";
 
 /// Words that negate what follows them ("not", "never", "without", …); a word ending in
 /// "n't" negates too (see [`is_negation`]).
