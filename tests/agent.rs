@@ -179,6 +179,78 @@ async fn follow_ups_resolve_earlier_documents() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_follow_up_without_a_reference_word_is_read_in_its_thread_when_alone_it_finds_nothing() {
+    let (t, p, _) = capital_library().await;
+    let policy = ingest_fixture(&t.lib, &p, "retention-policy.pdf").await;
+    let agent = Agent::new(&t.lib);
+    let first = ask_ok(
+        &agent,
+        &p,
+        ask("How soon are records destroyed once their retention period ends under the retention policy?"),
+    )
+    .await;
+    assert_eq!(
+        first.answer.status,
+        Status::Answered,
+        "{}",
+        first.answer.text
+    );
+    // Alone, the question's words meet nothing: refused.
+    let alone = ask_ok(&agent, &p, ask("Who may stop the destruction?")).await;
+    assert_eq!(
+        alone.answer.status,
+        Status::Refused,
+        "{}",
+        alone.answer.text
+    );
+    // In the thread it is read in the light of the previous turn.
+    let in_thread = ask_ok(
+        &agent,
+        &p,
+        AskRequest {
+            thread_id: Some(first.thread_id.clone()),
+            ..ask("Who may stop the destruction?")
+        },
+    )
+    .await;
+    assert_eq!(
+        in_thread.answer.status,
+        Status::Answered,
+        "{}",
+        in_thread.answer.text
+    );
+    assert!(!in_thread.answer.citations.is_empty());
+    assert!(
+        in_thread
+            .answer
+            .citations
+            .iter()
+            .all(|c| c.document_id == policy.id),
+        "{}",
+        in_thread.answer.text
+    );
+    // A follow-up's own word outweighs the earlier question's words: "suspend" is answered.
+    let own_word = ask_ok(
+        &agent,
+        &p,
+        AskRequest {
+            thread_id: Some(first.thread_id.clone()),
+            ..ask("Who can suspend it?")
+        },
+    )
+    .await;
+    assert!(
+        own_word
+            .answer
+            .citations
+            .iter()
+            .any(|c| c.quote.contains("may suspend disposal")),
+        "{}",
+        own_word.answer.text
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_same_message_id_yields_one_answer_and_bad_requests_are_typed() {
     let t = TestLib::new().await;
     let p = t.profile("alice").await;

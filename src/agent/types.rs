@@ -708,4 +708,23 @@ pub struct RunState {
     /// The expert review this run waits for or was answered by.
     #[serde(default)]
     pub review_id: Option<String>,
+    /// Whether the run may read, or reads, the message in the light of the previous turn
+    /// although it names no reference (its own answer too weak to show; see
+    /// `check_confidence`).
+    #[serde(default)]
+    pub context_retry: ContextRetry,
+}
+
+/// A second reading of a message in the light of the previous turn (see
+/// `RunState::context_retry`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ContextRetry {
+    /// The thread has no earlier turn (or the message already used it).
+    #[default]
+    Unavailable,
+    /// An earlier turn exists and the message was read on its own.
+    Possible,
+    /// The message is being read again with the previous turn's context.
+    Taken,
 }

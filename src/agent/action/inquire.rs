@@ -367,7 +367,8 @@ impl Agent<'_> {
         };
         let evidence = self.retrieve(profile, &req).await?;
         let terms = extractive::question_terms(question, "");
-        let cands = extractive::candidates(&evidence);
+        let mut cands = extractive::candidates(&evidence);
+        extractive::credit_values(&terms, &mut cands);
         let similarity = self.sentence_similarity(question, &evidence).await?;
         let signals = extractive::signals(&terms, &evidence, &cands, &similarity);
         Ok(cands

@@ -205,6 +205,7 @@ impl Agent<'_> {
             pending: None,
             choice: None,
             continue_anyway: false,
+            context_retry: ContextRetry::Unavailable,
             web: req.web || tags.web,
             web_citations: None,
             cached_from: None,

@@ -76,18 +76,23 @@ impl Agent<'_> {
         state: &mut RunState,
     ) -> Result<Transition, Error> {
         let own = resolve::strip_tags(&state.question);
-        let standalone = if resolve::needs_context(&own) {
-            match self.previous_standalone(profile, state).await? {
-                Some(prev) if !prev.is_empty() => {
-                    match self.rewrite_follow_up(profile, state, &own).await {
-                        Some(rewritten) => rewritten,
-                        None => format!("{own} (context: {prev})"),
-                    }
+        let retry = state.context_retry == ContextRetry::Taken;
+        let prev = self
+            .previous_standalone(profile, state)
+            .await?
+            .filter(|p| !p.is_empty());
+        let standalone = match prev {
+            Some(prev) if retry || resolve::needs_context(&own) => {
+                match self.rewrite_follow_up(profile, state, &own).await {
+                    Some(rewritten) => rewritten,
+                    None => format!("{own} (context: {prev})"),
                 }
-                _ => own,
             }
-        } else {
-            own
+            Some(_) => {
+                state.context_retry = ContextRetry::Possible;
+                own
+            }
+            None => own,
         };
         state.standalone = Some(standalone);
         Ok(Transition::Next(Node::ResolveIntent))
@@ -150,8 +155,15 @@ impl Agent<'_> {
         let docs = self.lib.documents(profile).await?;
         let history = self.history_documents(profile, state).await?;
         // "it" in a first question is ordinary English, not a reference to earlier documents.
-        let reference =
-            resolve::reference(&own).filter(|_| history.iter().any(|h| !h.documents.is_empty()));
+        // A follow-up that names no document ("And how fast must a misdirected one be
+        // reported?"), or a message read again in the light of the previous turn (see
+        // `check_confidence`), keeps that turn's documents, as one that refers to them does.
+        let retry = state.context_retry == ContextRetry::Taken;
+        let implicit = (retry || resolve::needs_context(&own))
+            && resolve::mentioned_titles(&own, &docs).is_empty();
+        let reference = resolve::reference(&own)
+            .or(implicit.then_some(resolve::Reference::Several))
+            .filter(|_| history.iter().any(|h| !h.documents.is_empty()));
         if let Some(r) = reference {
             let by_id: HashMap<&str, &Document> = docs.iter().map(|d| (d.id.as_str(), d)).collect();
             let newer_first = |ids: &[String]| {
@@ -174,7 +186,11 @@ impl Agent<'_> {
                     .filter(|d| !explicit.contains(d))
                     .collect();
                 res.certainty = Some(certainty);
-                res.reasoning = reasoning;
+                res.reasoning = match resolve::reference(&own) {
+                    None if retry => "alone the message found too little: read as a follow-up of the previous turn, with its documents".into(),
+                    None => "a follow-up that names no document: the previous turn's documents".into(),
+                    Some(_) => reasoning,
+                };
             }
         } else if explicit.is_empty() {
             // Titles the message names beat a model's guess; the model's documents come next.
@@ -426,6 +442,21 @@ impl Agent<'_> {
                 "; {:.0}% of the model's sentences were not found in your documents and were left out",
                 (1.0 - c.grounding) * 100.0
             ));
+        }
+        // A question inside a thread that its own words answer too weakly is most often about
+        // what the thread was about ("Who has to sign off before we take one on?" after "Which
+        // document deals with politically exposed persons?"): asked once more in the light of
+        // the previous turn, as a follow-up that names its reference is.
+        if c.level == Level::Low
+            && !state.continue_anyway
+            && state.context_retry == ContextRetry::Possible
+            && state.action == Some(Action::Inquire)
+            && state.explicit_documents.is_empty()
+        {
+            state.context_retry = ContextRetry::Taken;
+            state.answer = None;
+            state.evidence.clear();
+            return Transition::Next(Node::Contextualize);
         }
         if c.level == Level::Low && has_web && !state.continue_anyway {
             // The web section answers instead; the library part says plainly it has nothing.

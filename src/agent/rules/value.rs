@@ -394,6 +394,23 @@ static NUMBER_A: Pattern = LazyLock::new(|| {
     ))
 });
 
+/// The stems among `terms` (a question's) of nouns that name an amount of money or a length of
+/// time ("fee", "cost", "deadline", "period"; see `VALUE_NOUNS`), with the kind each names.
+/// A text that holds such a value speaks of what the noun names, in whatever words ("Further
+/// copies cost 10 crowns each" is about the fee). Counts and sizes are left out: a number in a
+/// text says nothing of which count it is.
+pub fn measure_nouns<'a>(terms: impl IntoIterator<Item = &'a String>) -> Vec<(String, Kind)> {
+    let named: HashSet<&String> = terms.into_iter().collect();
+    let mut out: Vec<(String, Kind)> = VALUE_NOUNS
+        .iter()
+        .filter(|(_, k)| matches!(k, Kind::Money | Kind::Duration))
+        .map(|(n, k)| (stem(n), *k))
+        .filter(|(n, _)| named.contains(n))
+        .collect();
+    out.dedup();
+    out
+}
+
 /// Whether `text` holds a value of `kind`.
 pub fn holds(kind: Kind, text: &str) -> bool {
     match kind {
@@ -414,6 +431,16 @@ mod tests {
     fn kinds(q: &str) -> (Vec<Kind>, usize) {
         let a = asks(q);
         (a.values, a.open)
+    }
+
+    #[test]
+    fn nouns_of_money_and_time_are_named_by_their_values() {
+        let terms: Vec<String> = ["locker", "fee", "deposit"].map(String::from).to_vec();
+        assert_eq!(measure_nouns(&terms), vec![("fee".to_owned(), Kind::Money)]);
+        assert!(holds(Kind::Money, "A spare key costs 5 euros."));
+        // A count names nothing by its number alone.
+        let count: Vec<String> = ["number", "locker"].map(String::from).to_vec();
+        assert!(measure_nouns(&count).is_empty());
     }
 
     #[test]
