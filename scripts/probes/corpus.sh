@@ -11,16 +11,20 @@
 # headers and two versions of a retention standard printed with enscript (src in probe10-src/);
 # probe 11 a services agreement and a data processing addendum written by contracts.py (Word,
 # LibreOffice); probe 12 a data protection act in HTML printed by LibreOffice's web export and a
-# subject access procedure (Word), written by regulation.py. Needs enscript, ghostscript, groff, shared-mime-info, dpkg-dev's docs and
+# subject access procedure (Word), written by regulation.py; probe 13 an AML policy, two versions
+# of an access control standard and a complaints procedure in HTML and CSS printed by WeasyPrint
+# (weasy.py); probe 14 a third-party risk policy and a classification guideline with a table,
+# drawn with fpdf2 (suppliers.py); probe 15 an anti-bribery policy and a delegation of authority
+# matrix as a Word table (bribery.py, LibreOffice). Needs enscript, ghostscript, groff, shared-mime-info, dpkg-dev's docs and
 # man-db's docs (the packages of a Debian 12 desktop), `apt-get download` of debian-faq,
 # harden-doc and debian-policy, and for probes 9 and 11 libreoffice-writer-nogui and the Python
-# packages python-docx and reportlab.
+# packages python-docx and reportlab, and for probes 13 and 14 weasyprint and fpdf2.
 #   bash scripts/probes/corpus.sh OUT
 #   policypal --data-dir D eval scripts/probes/probe1.jsonl --corpus OUT/probe1 --out r.jsonl
 #   python3 ../shared/eval/score.py --questions scripts/probes/probe1.jsonl --results r.jsonl --corpus OUT/probe1
 set -euo pipefail
 out=${1:?usage: corpus.sh OUT}
-mkdir -p "$out"/probe1 "$out"/probe2 "$out"/probe3 "$out"/probe3-audits "$out"/probe4 "$out"/probe5 "$out"/probe6 "$out"/probe8 "$out"/probe9 "$out"/probe10 "$out"/probe11 "$out"/probe12
+mkdir -p "$out"/probe1 "$out"/probe2 "$out"/probe3 "$out"/probe3-audits "$out"/probe4 "$out"/probe5 "$out"/probe6 "$out"/probe8 "$out"/probe9 "$out"/probe10 "$out"/probe11 "$out"/probe12 "$out"/probe13 "$out"/probe14 "$out"/probe15
 licence() {  # licence NAME DIR: /usr/share/common-licenses/NAME -> DIR/NAME.pdf
   enscript -q -B -f Courier10 -p "/tmp/$1.ps" "/usr/share/common-licenses/$1"
   ps2pdf "/tmp/$1.ps" "$2/$1.pdf"
@@ -79,3 +83,6 @@ w=$(mktemp -d)
 python3 "$here/regulation.py" "$w"
 soffice --headless --convert-to pdf:writer_web_pdf_Export --outdir "$out/probe12" "$w/data-protection-act.html" >/dev/null 2>&1
 rm -rf "$w"
+python3 "$here/weasy.py" "$out/probe13"
+python3 "$here/suppliers.py" "$out/probe14"
+word_pdfs bribery.py "$out/probe15"
