@@ -229,6 +229,25 @@ async fn a_follow_up_without_a_reference_word_is_read_in_its_thread_when_alone_i
         "{}",
         in_thread.answer.text
     );
+    // A follow-up that names no document keeps the previous turn's.
+    let and = ask_ok(
+        &agent,
+        &p,
+        AskRequest {
+            thread_id: Some(first.thread_id.clone()),
+            ..ask("And how are paper records destroyed?")
+        },
+    )
+    .await;
+    assert_eq!(and.retrieval.documents.inferred, vec![policy.id.clone()]);
+    assert!(
+        and.answer
+            .citations
+            .iter()
+            .any(|c| c.quote.contains("shredded")),
+        "{}",
+        and.answer.text
+    );
     // A follow-up's own word outweighs the earlier question's words: "suspend" is answered.
     let own_word = ask_ok(
         &agent,
