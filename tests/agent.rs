@@ -34,6 +34,14 @@ fn ask(text: &str) -> AskRequest {
     }
 }
 
+/// A message asked in an existing thread.
+fn ask_in(thread_id: &str, text: &str) -> AskRequest {
+    AskRequest {
+        thread_id: Some(thread_id.to_owned()),
+        ..ask(text)
+    }
+}
+
 const QUIET: &(dyn Fn(&Event) + Send + Sync) = &|_: &Event| {};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -207,10 +215,7 @@ async fn a_follow_up_without_a_reference_word_is_read_in_its_thread_when_alone_i
     let in_thread = ask_ok(
         &agent,
         &p,
-        AskRequest {
-            thread_id: Some(first.thread_id.clone()),
-            ..ask("Who may stop the destruction?")
-        },
+        ask_in(&first.thread_id, "Who may stop the destruction?"),
     )
     .await;
     assert_eq!(
@@ -233,10 +238,7 @@ async fn a_follow_up_without_a_reference_word_is_read_in_its_thread_when_alone_i
     let and = ask_ok(
         &agent,
         &p,
-        AskRequest {
-            thread_id: Some(first.thread_id.clone()),
-            ..ask("And how are paper records destroyed?")
-        },
+        ask_in(&first.thread_id, "And how are paper records destroyed?"),
     )
     .await;
     assert_eq!(and.retrieval.documents.inferred, vec![policy.id.clone()]);
@@ -249,15 +251,7 @@ async fn a_follow_up_without_a_reference_word_is_read_in_its_thread_when_alone_i
         and.answer.text
     );
     // A follow-up's own word outweighs the earlier question's words: "suspend" is answered.
-    let own_word = ask_ok(
-        &agent,
-        &p,
-        AskRequest {
-            thread_id: Some(first.thread_id.clone()),
-            ..ask("Who can suspend it?")
-        },
-    )
-    .await;
+    let own_word = ask_ok(&agent, &p, ask_in(&first.thread_id, "Who can suspend it?")).await;
     assert!(
         own_word
             .answer

@@ -214,6 +214,38 @@ static THRESHOLD: Pattern = LazyLock::new(|| {
         numbers = lexicon::number_words(),
     ))
 });
+/// An exemption up to an amount: "up to 250 pounds", "below 50 euros", "under 3 days", in a
+/// statement that then needs no act ("Gifts worth up to 250 pounds need no approval"): the act
+/// applies only above it (see `exempt_thresholds`).
+static EXEMPT_UP_TO: Pattern = LazyLock::new(|| {
+    regex(&format!(
+        r"(?ix)\b(up\s+to|below|under|less\s+than)\s+
+        ((?:{CURRENCIES})\s?)?
+        (\d+(?:[.,]\d+)?|{numbers})\b
+        \s*({PERCENT}|{TIME_UNITS}|{CURRENCY_WORDS})?",
+        numbers = lexicon::number_words(),
+    ))
+});
+
+/// The thresholds a statement sets by exempting what lies below them ([`EXEMPT_UP_TO`]) in a
+/// part that negates its act ("… need no approval", "… are not registered"): "up to 250
+/// pounds need no approval" applies approval only above 250 pounds.
+fn exempt_thresholds(part: &str) -> Vec<(String, f64, Dimension)> {
+    if !has_negation(&format!(" {part} ")) {
+        return Vec::new();
+    }
+    let Some(re) = EXEMPT_UP_TO.as_ref() else {
+        return Vec::new();
+    };
+    re.captures_iter(part)
+        .filter_map(|c| {
+            let (v, d) = measured(&c, 2)?;
+            let amount = c.get(0)?.as_str()[c.get(1)?.as_str().len()..].trim();
+            Some((format!("above {amount}"), v, d))
+        })
+        .collect()
+}
+
 /// How often something recurs: "once a year", "twice a month", "3 times per week", "once in
 /// each contract year", "each quarter", "every second year", "every 6 months", "at the end of
 /// each quarter", "monthly". A bare "a day" or "per year" is a rate ("24 hours a day", "4% per
@@ -734,16 +766,6 @@ pub fn clause(sentence: &str) -> Option<Clause> {
         " cannot be ",
     ];
     const IMPERATIVE_NOT: [&str; 3] = [" do not ", " don't ", " never "];
-    const PASSIVE_PROHIBITIONS: [&str; 8] = [
-        " is not permitted ",
-        " are not permitted ",
-        " is not allowed ",
-        " are not allowed ",
-        " is prohibited ",
-        " are prohibited ",
-        " is forbidden ",
-        " are forbidden ",
-    ];
     // Reassurances, not rules: "Don't feel obligated to …", "do not hesitate to …".
     if [
         " don't feel ",
@@ -840,7 +862,14 @@ pub fn clause(sentence: &str) -> Option<Clause> {
     let after = first_clause(&l[(at + len).min(l.len())..]);
     // "Shared accounts are not permitted.", "Smoking is prohibited on site": a passive
     // prohibition governs its subject, which comes before it, with what follows it.
-    let governed = if deontic == Deontic::Prohibition && PASSIVE_PROHIBITIONS.contains(&word) {
+    let passive = {
+        let w = word.trim();
+        (w.starts_with("is ") || w.starts_with("are "))
+            && ["permitted", "allowed", "prohibited", "forbidden"]
+                .iter()
+                .any(|e| w.ends_with(e))
+    };
+    let governed = if deontic == Deontic::Prohibition && passive {
         format!(" {} {after}", l[..at].trim())
     } else {
         format!(" {after}")
@@ -957,14 +986,26 @@ pub fn clause(sentence: &str) -> Option<Clause> {
 /// subject of at least one content word: such a line of a standard binds its subject as a
 /// rule does ("Line managers review access rights every quarter"). `None` when it states none.
 fn stated_measure(l: &str) -> Option<usize> {
-    let recurrence = PERIOD.as_ref().and_then(|re| re.find(l)).map(|m| m.start());
+    let recurrence_or_threshold = PERIOD
+        .as_ref()
+        .and_then(|re| re.find(l))
+        .map(|m| m.start())
+        .or_else(|| {
+            // "Anything worth more than 100 pounds is approved in advance": the line applies
+            // its act from a threshold.
+            THRESHOLD
+                .as_ref()
+                .and_then(|re| re.captures_iter(l).find(|c| measured(c, 2).is_some()))
+                .and_then(|c| c.get(0))
+                .map(|m| m.start())
+        });
     let bound = BOUND.as_ref().and_then(|re| {
         re.captures_iter(l)
             .find(|c| measured(c, 2).is_some())
             .and_then(|c| c.get(0))
             .map(|m| m.start())
     });
-    let at = match (recurrence, bound) {
+    let at = match (recurrence_or_threshold, bound) {
         (Some(a), Some(b)) => a.min(b),
         (a, b) => a.or(b)?,
     };
@@ -1290,13 +1331,17 @@ pub fn statement(sentence: &str) -> Statement {
                 .collect()
         })
         .unwrap_or_default();
+    let exempt: Vec<(String, f64, Dimension)> = parts
+        .iter()
+        .flat_map(|p| exempt_thresholds(&p.text))
+        .collect();
     Statement {
         text: sentence.to_owned(),
         parts,
         terms: terms(sentence),
         paths,
         values: labelled(sentence),
-        thresholds: thresholds(sentence),
+        thresholds: thresholds(sentence).into_iter().chain(exempt).collect(),
         quantities: quantities(sentence)
             .into_iter()
             .chain(
@@ -1653,6 +1698,32 @@ mod tests {
         // A function word after a number counts nothing.
         assert!(bounds("at least one of the keys").is_empty());
         assert!(check(&statement("Locker codes have 10 digits."), &rule, 0.7).is_none());
+    }
+
+    #[test]
+    fn an_exemption_below_an_amount_narrows_a_rule_that_applies_from_a_lower_one() {
+        let rule = clause(
+            "Any repair costing more than 300 euros is authorised in advance by the fleet manager.",
+        )
+        .unwrap();
+        assert!(rule.stated_only);
+        let wider = statement(
+            "Repairs costing up to 900 euros need no authorisation from the fleet manager.",
+        );
+        assert_eq!(wider.thresholds[0].0, "above 900 euros");
+        assert_eq!(wider.thresholds[0].1, 900.0);
+        assert_eq!(
+            check(&wider, &rule, 0.6).map(|c| c.rule),
+            Some(AuditRule::OutOfRange)
+        );
+        let same = statement("Repairs costing up to 300 euros need no authorisation.");
+        assert!(check(&same, &rule, 0.6).is_none());
+        // Without a negation "up to" is a limit, not an exemption.
+        assert!(
+            statement("We spend up to 900 euros on repairs.")
+                .thresholds
+                .is_empty()
+        );
     }
 
     #[test]
@@ -2349,6 +2420,7 @@ mod tests {
             &LABELLED,
             &BOUND,
             &QUANTITY,
+            &EXEMPT_UP_TO,
             &LIST_ITEM,
             &QUOTED,
             &MARKER,
