@@ -406,7 +406,11 @@ impl Agent<'_> {
                     .iter()
                     .map(|c| c.clause.deontic == Deontic::Permission)
                     .collect();
-                let governs = audit::governing(&sims, &permissions);
+                let narrow: Vec<bool> = candidates
+                    .iter()
+                    .map(|c| c.clause.without_polarity)
+                    .collect();
+                let governs = audit::governing(&sims, &permissions, &narrow);
                 let mut mine = Vec::new();
                 for (ci, c) in candidates.iter().enumerate() {
                     let sim = sims.get(ci).copied().unwrap_or(0.0);

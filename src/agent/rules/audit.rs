@@ -63,15 +63,21 @@ pub struct Clause {
     /// What it governs is given free ("shall be provided free of charge", "at no charge"; see
     /// `lexicon::FREE_OF_CHARGE`).
     pub free_of_charge: bool,
+    /// What its "only" restricts to, as written and as terms ("paid only into a bank account in
+    /// the agent's own name"): a text that allows any one of that kind breaks it. Empty
+    /// without such a restriction ("only if …" is a condition, not one).
+    pub only: Option<(String, HashSet<String>)>,
     /// For a stated schedule line without a modal ("Driver timesheets are kept for two
     /// years"), the terms of what it is about: a line of a schedule binds only its own subject.
     /// Empty for a rule with a modal.
     pub subject: HashSet<String>,
     /// A line that states, without a modal, a measure of what is done ("Line managers review
-    /// access rights every quarter", see `stated_measure`) or an order ("Due diligence is
-    /// completed before any contract is signed"): it binds that measure or order only, never a
-    /// statement's polarity (what else it says may be a condition or an aside).
-    pub stated_only: bool,
+    /// access rights every quarter", see `stated_measure`), an order ("Due diligence is
+    /// completed before any contract is signed") or a restriction ("Commissions are paid only
+    /// into …"), or a permission restricted by "only": it binds that measure, order or
+    /// restriction, never a statement's polarity (what else it says may be a condition or an
+    /// aside).
+    pub without_polarity: bool,
 }
 
 /// A lower or upper bound on a quantity ("at least three years", "within 30 days").
@@ -137,6 +143,9 @@ pub struct Part {
     pub quantifier_only: bool,
     /// Terms right after its negation ("not marked in the files" → mark, file).
     pub negated: HashSet<String>,
+    /// Terms of what it says of any or every one of a kind ("to any account the agent names"
+    /// → account): the slot a rule's "only" restricts (see [`Clause::only`]).
+    pub universal: HashSet<String>,
 }
 
 /// A conflict a rule detected.
@@ -202,6 +211,54 @@ const STATED_MEASURE: &str = "(stated measure)";
 /// The deontic word of a line that states, without a modal, that one act comes before another
 /// ("Due diligence is completed before any contract is signed").
 const STATED_ORDER: &str = "(stated order)";
+
+/// The deontic word of a line that restricts, without a modal, what is done ("Commissions are
+/// paid only into the agent's own account"; see [`restricted_to`]).
+const STATED_RESTRICTION: &str = "(stated restriction)";
+
+/// The deontic word of a permission restricted by "only" ("Refunds may only be paid to the
+/// card used"): it binds what it restricts (and its measures), never a statement's polarity.
+const MAY_ONLY: &str = " may (only) ";
+
+/// Most words after "only" that name what it restricts to.
+const ONLY_WORDS: usize = 8;
+
+/// What "only" restricts a padded lower-case rule to, as written and as terms: the words after
+/// it up to a comma or [`ONLY_WORDS`], when they hold a content word and do not open a
+/// condition ("only if", "only when": the rule applies then, it names no kind).
+fn restricted_to(l: &str) -> Option<(String, HashSet<String>)> {
+    let at = l.find(" only ")? + " only ".len();
+    let phrase: String = l[at..]
+        .split([',', ';', '.'])
+        .next()
+        .unwrap_or_default()
+        .split_whitespace()
+        .take(ONLY_WORDS)
+        .collect::<Vec<_>>()
+        .join(" ");
+    let first = phrase.split_whitespace().next().unwrap_or_default();
+    if matches!(
+        first,
+        "if" | "when" | "where" | "after" | "once" | "while" | "for"
+    ) {
+        return None;
+    }
+    let t = terms(&phrase);
+    (!t.is_empty()).then_some((phrase, t))
+}
+
+/// The terms right after "any", "every", "all", "whichever" or "whatever" in a padded
+/// lower-case part (two words each): what it says of every one of a kind.
+fn universal(padded: &str) -> HashSet<String> {
+    let words: Vec<&str> = padded.split_whitespace().collect();
+    words
+        .iter()
+        .enumerate()
+        .filter(|(_, w)| matches!(**w, "any" | "every" | "all" | "whichever" | "whatever"))
+        .flat_map(|(i, _)| words[i + 1..(i + 3).min(words.len())].iter())
+        .flat_map(|w| terms(w))
+        .collect()
+}
 
 /// A threshold from which a rule applies: "above 25 euros", "more than £150", "exceeding 10
 /// days" ("no more than" and "not more than" are bounds, see [`BOUND`]).
@@ -840,7 +897,13 @@ pub fn clause(sentence: &str) -> Option<Clause> {
         // carries an exception ("except that you may …").
         (Deontic::Obligation, 0, 0, "")
     } else if let Some((i, n, w)) = find(&PERMIT) {
-        (Deontic::Permission, i, n, w)
+        // "may only be paid to …", "may be paid only to …" restrict: what they allow is all
+        // that is allowed.
+        if w == " may " && l[i + n..].split_whitespace().take(3).any(|x| x == "only") {
+            (Deontic::Obligation, i, n, MAY_ONLY)
+        } else {
+            (Deontic::Permission, i, n, w)
+        }
     } else if let Some(m) = RETAINED_FOR.as_ref().and_then(|re| re.find(&l)) {
         // A schedule states what is done: "Customer contracts are kept for six years."
         (Deontic::Obligation, m.start(), 0, STATED)
@@ -854,6 +917,12 @@ pub fn clause(sentence: &str) -> Option<Clause> {
     {
         // … and its order: "Due diligence is completed before any contract is signed".
         (Deontic::Obligation, 0, 0, STATED_ORDER)
+    } else if let Some(i) = l.find(" only ")
+        && restricted_to(&l).is_some()
+        && !text::content_terms(&l[..i]).is_empty()
+    {
+        // … and what it restricts: "Commissions are paid only into the agent's own account".
+        (Deontic::Obligation, 0, 0, STATED_RESTRICTION)
     } else {
         return None;
     };
@@ -941,6 +1010,7 @@ pub fn clause(sentence: &str) -> Option<Clause> {
                 .collect::<Vec<_>>()
         })
         .unwrap_or_default();
+    let only = restricted_to(&l);
     Some(Clause {
         deontic,
         strong,
@@ -977,7 +1047,9 @@ pub fn clause(sentence: &str) -> Option<Clause> {
         },
         thresholds: thresholds(sentence),
         free_of_charge: lexicon::FREE_OF_CHARGE.iter().any(|f| governed.contains(f)),
-        stated_only: measure_only || word == STATED_ORDER,
+        without_polarity: measure_only
+            || [STATED_ORDER, STATED_RESTRICTION, MAY_ONLY].contains(&word),
+        only,
     })
 }
 
@@ -1260,14 +1332,26 @@ pub const GOVERNING_MARGIN: f32 = 0.15;
 /// Which clauses govern a statement, given each clause's similarity to it and whether it is a
 /// permission: the rules within [`GOVERNING_MARGIN`] of the best-fitting rule, and every
 /// permission (a permission only ever clears a statement, it never flags one).
-pub fn governing(similarities: &[f32], permission: &[bool]) -> Vec<bool> {
+///
+/// `narrow[i]`: clause `i` binds only a measure, an order or a restriction
+/// ([`Clause::without_polarity`]); such a clause governs within the margin like any rule, but
+/// the margin is set by the best-fitting full rule when there is one: a schedule line that
+/// restates the statement's subject must not push the rule it breaks out of the margin.
+pub fn governing(similarities: &[f32], permission: &[bool], narrow: &[bool]) -> Vec<bool> {
     let is_permission = |i: usize| permission.get(i).copied().unwrap_or(false);
-    let best = similarities
-        .iter()
-        .enumerate()
-        .filter(|(i, _)| !is_permission(*i))
-        .map(|(_, s)| *s)
-        .fold(f32::NEG_INFINITY, f32::max);
+    let is_narrow = |i: usize| narrow.get(i).copied().unwrap_or(false);
+    let best_of = |full: bool| {
+        similarities
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| !is_permission(*i) && (!full || !is_narrow(*i)))
+            .map(|(_, s)| *s)
+            .fold(f32::NEG_INFINITY, f32::max)
+    };
+    let best = match best_of(true) {
+        b if b.is_finite() => b,
+        _ => best_of(false),
+    };
     similarities
         .iter()
         .enumerate()
@@ -1316,6 +1400,7 @@ pub fn statement(sentence: &str) -> Statement {
             })
             .unwrap_or_else(|| terms(&padded));
         parts.push(Part {
+            universal: universal(&padded),
             text: p.trim().to_owned(),
             terms: terms(&padded),
             positive: positive(&main_clause(&padded)),
@@ -1569,7 +1654,35 @@ pub fn check(statement: &Statement, clause: &Clause, similarity: f32) -> Option<
             });
         }
     }
-    if clause.stated_only {
+    // Scope: the rule allows only one kind ("paid only into a bank account in the agent's own
+    // name"), the text any one of it ("to any account the agent names").
+    if let Some((phrase, kind)) = &clause.only
+        && topical
+        && clause.positive
+        && clause.deontic != Deontic::Prohibition
+    {
+        let rest: HashSet<String> = clause.terms.difference(kind).cloned().collect();
+        // What the rule itself says of any one ("only up to a specified amount in any
+        // dividend") is no widening, nor is a text that keeps the "only".
+        let own_any = universal(&lower(phrase));
+        let widened = statement.parts.iter().find(|p| {
+            p.positive
+                && !format!(" {} ", p.text).contains(" only ")
+                && p.universal
+                    .iter()
+                    .any(|t| kind.contains(t) && !own_any.contains(t))
+                && shared(&p.terms, &rest) >= 1
+        });
+        if widened.is_some() {
+            return Some(Conflict {
+                rule: AuditRule::WrongValue,
+                severity,
+                summary: format!("The text allows any where the clause allows only “{phrase}”"),
+                suggestion: format!("Restrict it to “{phrase}”, as the clause does."),
+            });
+        }
+    }
+    if clause.without_polarity {
         return None;
     }
     // Polarity: the part of the statement that speaks about what the clause governs says the
@@ -1701,12 +1814,47 @@ mod tests {
     }
 
     #[test]
+    fn a_text_that_allows_any_of_a_kind_breaks_a_rule_that_allows_only_one() {
+        let rule = clause("Spare keys are handed only to tenants named in the lease.").unwrap();
+        assert!(rule.without_polarity);
+        let any = statement("The porter hands spare keys to any tenant who asks.");
+        assert_eq!(
+            check(&any, &rule, 0.6).map(|c| c.rule),
+            Some(AuditRule::WrongValue)
+        );
+        // "Any" about another slot is no widening: who asks is not whom keys go to.
+        let other = statement("Any porter hands spare keys to tenants named in the lease.");
+        assert!(check(&other, &rule, 0.6).is_none());
+        // A text that keeps the "only", or the rule's own "any", is no widening.
+        let kept = statement("The porter hands spare keys only to tenants named in any lease.");
+        let rule_any = clause("Dividends are paid only up to a set amount in any year.").unwrap();
+        assert!(check(&kept, &rule, 0.6).is_none());
+        assert!(
+            check(
+                &statement("Dividends are paid only up to a set amount in any year."),
+                &rule_any,
+                0.9
+            )
+            .is_none()
+        );
+        // "Only if" is a condition.
+        assert!(restricted_to(" keys are handed over only if the lease is signed ").is_none());
+        // With a modal too.
+        let modal = clause("Refunds may be paid only to the card used for the purchase.").unwrap();
+        let wide = statement("Refunds are paid to any card the customer gives us.");
+        assert_eq!(
+            check(&wide, &modal, 0.6).map(|c| c.rule),
+            Some(AuditRule::WrongValue)
+        );
+    }
+
+    #[test]
     fn an_exemption_below_an_amount_narrows_a_rule_that_applies_from_a_lower_one() {
         let rule = clause(
             "Any repair costing more than 300 euros is authorised in advance by the fleet manager.",
         )
         .unwrap();
-        assert!(rule.stated_only);
+        assert!(rule.without_polarity);
         let wider = statement(
             "Repairs costing up to 900 euros need no authorisation from the fleet manager.",
         );
@@ -1730,7 +1878,7 @@ mod tests {
     fn a_line_without_a_modal_binds_the_order_it_states() {
         let rule =
             clause("Keys are signed out in the register before they leave the key room.").unwrap();
-        assert!(rule.stated_only);
+        assert!(rule.without_polarity);
         let late =
             statement("Keys leave the key room at once and are signed out in the register later.");
         assert_eq!(
@@ -1791,7 +1939,7 @@ mod tests {
     #[test]
     fn a_line_of_a_standard_without_a_modal_binds_the_measure_it_states() {
         let rule = clause("The caretaker inspects the fire doors every month.").unwrap();
-        assert!(rule.stated_only);
+        assert!(rule.without_polarity);
         assert_eq!(rule.deontic, Deontic::Obligation);
         let rarer = statement("The fire doors are inspected every quarter.");
         assert_eq!(
@@ -2160,9 +2308,23 @@ mod tests {
     #[test]
     fn only_the_rules_that_fit_a_statement_best_govern_it() {
         // Rules at 0.82, 0.70 and 0.40; a permission at 0.10 is always kept.
-        let governs = governing(&[0.82, 0.70, 0.40, 0.10], &[false, false, false, true]);
+        let governs = governing(
+            &[0.82, 0.70, 0.40, 0.10],
+            &[false, false, false, true],
+            &[false; 4],
+        );
         assert_eq!(governs, [true, true, false, true]);
-        assert!(governing(&[], &[]).is_empty());
+        assert!(governing(&[], &[], &[]).is_empty());
+        // A narrow clause closer to the statement does not push the rule out of the margin.
+        assert_eq!(
+            governing(&[0.9, 0.6], &[false, false], &[true, false]),
+            [true, true]
+        );
+        // Without a full rule, the narrow clauses set the margin themselves.
+        assert_eq!(
+            governing(&[0.9, 0.6], &[false, false], &[true, true]),
+            [true, false]
+        );
     }
 
     #[test]
