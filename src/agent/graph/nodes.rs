@@ -77,22 +77,18 @@ impl Agent<'_> {
     ) -> Result<Transition, Error> {
         let own = resolve::strip_tags(&state.question);
         let retry = state.context_retry == ContextRetry::Taken;
-        let prev = self
-            .previous_standalone(profile, state)
-            .await?
-            .filter(|p| !p.is_empty());
-        let standalone = match prev {
-            Some(prev) if retry || resolve::needs_context(&own) => {
-                match self.rewrite_follow_up(profile, state, &own).await {
-                    Some(rewritten) => rewritten,
-                    None => format!("{own} (context: {prev})"),
+        let standalone = if retry || resolve::needs_context(&own) {
+            match self.previous_standalone(profile, state).await? {
+                Some(prev) if !prev.is_empty() => {
+                    match self.rewrite_follow_up(profile, state, &own).await {
+                        Some(rewritten) => rewritten,
+                        None => format!("{own} (context: {prev})"),
+                    }
                 }
+                _ => own,
             }
-            Some(_) => {
-                state.context_retry = ContextRetry::Possible;
-                own
-            }
-            None => own,
+        } else {
+            own
         };
         state.standalone = Some(standalone);
         Ok(Transition::Next(Node::ResolveIntent))
@@ -154,6 +150,14 @@ impl Agent<'_> {
         };
         let docs = self.lib.documents(profile).await?;
         let history = self.history_documents(profile, state).await?;
+        // A message read on its own in a thread with earlier turns may be read again in their
+        // light if alone it finds too little (see `check_confidence`).
+        if state.context_retry == ContextRetry::Unavailable
+            && !history.is_empty()
+            && state.standalone.as_deref() == Some(own.as_str())
+        {
+            state.context_retry = ContextRetry::Possible;
+        }
         // "it" in a first question is ordinary English, not a reference to earlier documents.
         // A follow-up that names no document ("And how fast must a misdirected one be
         // reported?"), or a message read again in the light of the previous turn (see

@@ -789,6 +789,8 @@ pub fn clause(sentence: &str) -> Option<Clause> {
     // The rule is in the main clause: a framing clause before it ("To make sure that this
     // cannot happen, you should set a password") holds no modal of the rule's.
     let l = l[frame_end(&l)..].to_owned();
+    // What an "only" restricts the rule to ("paid only into …"), if anything.
+    let only = restricted_to(&l);
     // "Should any part … be judged invalid": a condition, not a recommendation. A rule
     // whose subject is a pronoun ("This should not be included …") cannot be matched
     // without the sentence before it.
@@ -918,7 +920,7 @@ pub fn clause(sentence: &str) -> Option<Clause> {
         // … and its order: "Due diligence is completed before any contract is signed".
         (Deontic::Obligation, 0, 0, STATED_ORDER)
     } else if let Some(i) = l.find(" only ")
-        && restricted_to(&l).is_some()
+        && only.is_some()
         && !text::content_terms(&l[..i]).is_empty()
     {
         // … and what it restricts: "Commissions are paid only into the agent's own account".
@@ -1010,7 +1012,6 @@ pub fn clause(sentence: &str) -> Option<Clause> {
                 .collect::<Vec<_>>()
         })
         .unwrap_or_default();
-    let only = restricted_to(&l);
     Some(Clause {
         deontic,
         strong,
