@@ -199,26 +199,33 @@ impl Agent<'_> {
                         )
                         .await?
                     {
+                        // Each quote streams as soon as it is verified on its page.
+                        let line = quoted(&c);
+                        let text = if citations.is_empty() {
+                            line
+                        } else if p.ranked && rank_only.is_empty() {
+                            format!("\n\n{RANKED_HEADING}\n\n{line}")
+                        } else {
+                            format!("\n\n{line}")
+                        };
+                        emit(&Event::Token { text });
                         if p.ranked {
                             rank_only.insert(c.quote.clone());
                         }
-                        // Each quote streams as soon as it is verified on its page.
-                        let line = quoted(&c);
-                        emit(&Event::Token {
-                            text: if citations.is_empty() {
-                                line
-                            } else {
-                                format!("\n\n{line}")
-                            },
-                        });
                         citations.push(c);
                     }
                 }
-                let quotes = citations
-                    .iter()
-                    .map(quoted)
-                    .collect::<Vec<_>>()
-                    .join("\n\n");
+                let mut lines: Vec<String> = Vec::new();
+                for c in &citations {
+                    if rank_only.contains(&c.quote)
+                        && !lines.is_empty()
+                        && !lines.iter().any(|l| l == RANKED_HEADING)
+                    {
+                        lines.push(RANKED_HEADING.to_owned());
+                    }
+                    lines.push(quoted(c));
+                }
+                let quotes = lines.join("\n\n");
                 match &unusable {
                     Some(why) if !citations.is_empty() => format!(
                         "_The model's answer could not be used ({why}); these are the passages of your documents that answer it._\n\n{quotes}"
@@ -546,6 +553,11 @@ impl Agent<'_> {
         }))
     }
 }
+
+/// Set above the quotes of an extractive answer that are cited because retrieval ranks their
+/// page among its best, not because they cover the question's words (`Picked::ranked`): the
+/// reader sees which quotes answer and which are further reading.
+const RANKED_HEADING: &str = "**Also ranked high by the search:**";
 
 /// An extractive answer's line for one verified quote.
 fn quoted(c: &Citation) -> String {

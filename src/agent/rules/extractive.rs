@@ -549,16 +549,20 @@ const STRONG_SHARE: f32 = 0.75;
 /// The sentence right after the best one, which often finishes its thought, is quoted when it
 /// scores at least this share of the best one.
 const CONTINUATION_SHARE: f32 = 0.35;
-/// How many of retrieval's best passages each get a say in the answer: retrieval ranks pages
-/// better than term overlap picks sentences (on ObliQA the gold page is among search's top 3
-/// far more often than among the overlap-picked sentences), so an uncited page among the top
-/// ones adds its best sentence. More cites more pages (and more noise), fewer trusts overlap.
-const RANKED_PASSAGES: usize = 3;
+/// How many of retrieval's best pages each get a say in the answer: retrieval ranks pages
+/// better than term overlap picks sentences (on ObliQA the gold page is among search's top 5
+/// far more often than among the overlap-picked sentences — an answer on a neighbouring page, a
+/// clause continued overleaf), so an uncited page among the top ones adds its best sentence,
+/// shown apart from the answer's own quotes. More cites more pages (and more noise), fewer
+/// trusts overlap. Counted in pages, not passages: several passages of one page are one say.
+const RANKED_PASSAGES: usize = 5;
 /// A top-ranked passage's sentence is added when it scores at least this share of the best
 /// sentence: lower lets weak passages in, higher keeps only those overlap nearly agrees with.
 const RANKED_SHARE: f32 = 0.5;
-/// Citations the top-ranked passages may add beyond the caller's maximum.
-const RANKED_EXTRA: usize = 2;
+/// Citations the top-ranked pages may add beyond the caller's maximum.
+const RANKED_EXTRA: usize = 3;
+/// Pieces of a cut sentence that finishing it may add beyond the caller's maximum.
+const FINISHING_EXTRA: usize = 2;
 /// Two sentences sharing more than this share of their terms (Jaccard) say the same thing.
 const DUPLICATE_JACCARD: f32 = 0.6;
 
@@ -616,8 +620,9 @@ pub fn pick(terms: &HashMap<String, f32>, evidence: &[Evidence], max: usize) -> 
 }
 
 /// [`pick`] for an answer to a question: then each of the [`RANKED_PASSAGES`] best-ranked
-/// passages on a page not cited yet adds its best sentence if that scores at least
-/// [`RANKED_SHARE`] of the best (up to [`RANKED_EXTRA`] beyond `max`). Not for comparisons
+/// pages not cited yet adds one sentence: the best sentence of the best-ranked of its passages
+/// whose best sentence scores at least [`RANKED_SHARE`] of the best (up to [`RANKED_EXTRA`]
+/// beyond `max`). Not for comparisons
 /// between versions of a document, which choose what differs, not what ranks first.
 ///
 /// `wanted` are the values the question asks for ([`value::asks`]): when no chosen sentence
@@ -694,7 +699,7 @@ fn pick_from(
     // whatever that scores: a quote that stops mid-sentence may stop before its point ("…
     // available; and … must remain available for at least twelve months …").
     let mut k = 0;
-    while k < chosen.len() && chosen.len() < max + RANKED_EXTRA {
+    while k < chosen.len() && chosen.len() < max + FINISHING_EXTRA {
         let c = &cands[chosen[k]];
         let unfinished = !c
             .sentence
@@ -735,8 +740,13 @@ fn pick_from(
     // yet contributes its best sentence when that sentence is not far behind the best one.
     let core = chosen.len();
     let page = |ev: usize| (&evidence[ev].document_id, evidence[ev].page);
-    for rank in 0..ranked_passages.min(evidence.len()) {
-        if chosen.len() >= max + RANKED_EXTRA {
+    // Retrieval's best pages, in its order: a page's first passage stands for it.
+    let mut pages: Vec<(&String, u32)> = Vec::new();
+    for rank in 0..evidence.len() {
+        if !pages.contains(&page(rank)) {
+            pages.push(page(rank));
+        }
+        if pages.len() > ranked_passages || chosen.len() >= max + RANKED_EXTRA {
             break;
         }
         if chosen
@@ -1258,6 +1268,37 @@ mod tests {
         // The best sentence (page 3) first, then retrieval's first page, which shares enough
         // of the question and is marked as cited for its rank; the canteen page stays out.
         assert_eq!(pages, [(3, false), (1, true)]);
+    }
+
+    #[test]
+    fn several_passages_of_one_page_are_one_say_among_the_best_ranked_pages() {
+        let on_page = |text: &str, rank: usize, page: u32| Evidence {
+            page,
+            ..ev(text, rank)
+        };
+        // Retrieval's first three passages are one page; its fifth is the clause continued
+        // overleaf, a page of its own.
+        let evidence = vec![
+            on_page(
+                "A ferry pass for island residents is renewed at the harbour office.",
+                0,
+                7,
+            ),
+            on_page("Ferry timetables change in the winter season.", 1, 7),
+            on_page("Bicycles travel on the lower deck only.", 2, 7),
+            on_page("The kiosk sells newspapers and coffee.", 3, 8),
+            on_page(
+                "Residents bring a recent photograph when their ferry pass is renewed.",
+                4,
+                9,
+            ),
+        ];
+        let terms = question_terms("How is a ferry pass for island residents renewed?", "");
+        let pages: Vec<(u32, bool)> = pick_answer(&terms, &evidence, 1, &value::Asks::default())
+            .iter()
+            .map(|p| (evidence[p.evidence].page, p.ranked))
+            .collect();
+        assert_eq!(pages, [(7, false), (9, true)]);
     }
 
     #[test]
