@@ -1095,6 +1095,35 @@ async fn the_model_routes_a_message_to_an_action_and_documents_of_the_profile_on
         .expect("routing tokens are counted");
     assert!(usage.prompt_tokens >= 1000, "{usage:?}");
 
+    // A question that asks for a value is answered, however a weak model reads it (a
+    // comparison of two real documents here), and the rejected reading scopes nothing.
+    let other = t
+        .lib
+        .documents(&p)
+        .await
+        .unwrap()
+        .into_iter()
+        .find(|d| d.id != retention.id)
+        .expect("the banking profile holds other documents");
+    s.routes.lock().unwrap().push_back(format!(
+        r#"{{"action": "compare", "documents": ["{}", "{}"], "reason": "two policies"}}"#,
+        retention.id, other.id
+    ));
+    let turn = agent
+        .ask(
+            &p,
+            generative("How many years are customer records kept after an account closes?"),
+            &|_: &Event| {},
+        )
+        .await
+        .unwrap();
+    assert_eq!(turn.action, Some(policypal::agent::types::Action::Inquire));
+    assert!(
+        turn.retrieval.documents.resolved.is_empty(),
+        "{:?}",
+        turn.retrieval.documents
+    );
+
     // A reply naming a document the profile does not hold, then an unknown action: refused
     // twice, the deterministic resolver decides (a question, the whole library).
     s.routes.lock().unwrap().extend([
@@ -1112,7 +1141,7 @@ async fn the_model_routes_a_message_to_an_action_and_documents_of_the_profile_on
         .await
         .unwrap();
     assert_eq!(turn.action, Some(policypal::agent::types::Action::Inquire));
-    assert_eq!(s.routed.lock().unwrap().len(), 3, "one corrective retry");
+    assert_eq!(s.routed.lock().unwrap().len(), 4, "one corrective retry");
     assert!(
         turn.retrieval.documents.resolved.is_empty(),
         "{:?}",

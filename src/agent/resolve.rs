@@ -168,6 +168,34 @@ pub fn classify_intent(message: &str) -> (Action, &'static str) {
 /// then read as a question).
 pub const NO_ACTION_WORDS: &str = "a question to answer from the library";
 
+/// Whether a model may read a message with no action word ([`NO_ACTION_WORDS`]) as `action`,
+/// given how many of the profile's documents the message names by title. A weak model turns
+/// plain questions into other actions; the message's shape bounds what it may choose:
+/// - a question that asks for a value (a number, a duration, a date, a party — see
+///   `rules::value::asks`) is answered, never summarized, compared or audited;
+/// - a comparison needs two documents the message names, or a reference to several earlier
+///   ones ("both", "those two"), or a text pasted to hold against the library.
+///
+/// Summaries and audits of what the message names otherwise stay the model's call.
+pub fn open_to_model(message: &str, action: Action, titles_named: usize) -> bool {
+    if action == Action::Inquire {
+        return true;
+    }
+    if !super::rules::value::asks(message).values.is_empty() {
+        return false;
+    }
+    match action {
+        Action::Compare => {
+            titles_named >= 2
+                || matches!(
+                    reference(message),
+                    Some(Reference::Several | Reference::Newer | Reference::Older)
+                )
+        }
+        _ => true,
+    }
+}
+
 /// A reference in a follow-up to documents of earlier turns.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Reference {
@@ -507,6 +535,40 @@ pub(in crate::agent) fn spell_acronyms(message: &str, acronyms: &HashSet<String>
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_model_may_not_turn_a_question_for_a_value_into_another_action() {
+        // Questions asking for a value: answered, whatever a model reads.
+        for q in [
+            "How long do tenants keep the spare keys after moving out?",
+            "How many visitors may a member bring to the pool?",
+            "How often is the boiler serviced?",
+        ] {
+            assert!(!open_to_model(q, Action::Compare, 2), "{q}");
+            assert!(!open_to_model(q, Action::Summarize, 0), "{q}");
+            assert!(open_to_model(q, Action::Inquire, 0), "{q}");
+        }
+        // A comparison needs two documents named or referred to.
+        let q = "Where do the gym rules and the pool rules disagree on guests?";
+        assert!(open_to_model(q, Action::Compare, 2));
+        assert!(!open_to_model(q, Action::Compare, 1));
+        assert!(open_to_model(
+            "Do both of them allow pets?",
+            Action::Compare,
+            0
+        ));
+        assert!(!open_to_model(
+            "What do our pet rules say?",
+            Action::Compare,
+            0
+        ));
+        // An open request about one document may be read as a summary.
+        assert!(open_to_model(
+            "What do our pet rules say, in short?",
+            Action::Summarize,
+            1
+        ));
+    }
 
     #[test]
     fn compliance_officer_question_is_not_an_audit() {

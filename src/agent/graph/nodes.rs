@@ -108,16 +108,31 @@ impl Agent<'_> {
             self.route_with_model(profile, state).await
         };
         // Words of the message that name an action beat a model's guess; the model decides
-        // what the words leave open.
-        let (cue, why) = resolve::classify_intent(&resolve::strip_tags(&state.question));
+        // what the words leave open, within what the message's shape allows.
+        let own = resolve::strip_tags(&state.question);
+        let (cue, why) = resolve::classify_intent(&own);
+        let titles_named = match &route {
+            Some(r) if r.action == Action::Compare => {
+                let docs = self.lib.documents(profile).await.unwrap_or_default();
+                resolve::mentioned_titles(&own, &docs).len()
+            }
+            _ => 0,
+        };
         let (action, reason) = match (state.explicit_action, &route) {
             (Some(a), _) => (a, "tagged explicitly".to_owned()),
-            (None, Some(r)) if why == resolve::NO_ACTION_WORDS => {
+            (None, Some(r))
+                if why == resolve::NO_ACTION_WORDS
+                    && resolve::open_to_model(&own, r.action, titles_named) =>
+            {
                 (r.action, format!("read by the model: {}", r.reason))
             }
             (None, _) => (cue, why.to_owned()),
         };
-        state.routed_documents = route.map(|r| r.documents);
+        // A reading the message's shape rules out is not used for its documents either.
+        let kept = state.explicit_action.is_some()
+            || why != resolve::NO_ACTION_WORDS
+            || route.as_ref().is_some_and(|r| r.action == action);
+        state.routed_documents = route.filter(|_| kept).map(|r| r.documents);
         state.action = Some(action);
         state.intent_reason = reason;
         Transition::Next(Node::ResolveDocuments)
