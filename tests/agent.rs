@@ -187,6 +187,41 @@ async fn follow_ups_resolve_earlier_documents() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_follow_up_that_names_only_another_version_is_scoped_to_that_version() {
+    let (t, p, older) = capital_library().await;
+    let newer = ingest_fixture(&t.lib, &p, "capital-2025.pdf").await;
+    let agent = Agent::new(&t.lib);
+    let first = ask_ok(
+        &agent,
+        &p,
+        AskRequest {
+            documents: vec![newer.id.clone()],
+            ..ask("What minimum total capital ratio must a licensed bank maintain?")
+        },
+    )
+    .await;
+    assert!(first.answer.text.contains("10.5"), "{}", first.answer.text);
+    // "the 2024 one" names no title: it is the previous turn's document in that version.
+    let and = ask_ok(&agent, &p, ask_in(&first.thread_id, "And in the 2024 one?")).await;
+    assert_eq!(
+        and.retrieval.documents.resolved,
+        vec![older.id.clone()],
+        "{:?}",
+        and.retrieval.documents
+    );
+    assert_eq!(and.answer.status, Status::Answered, "{}", and.answer.text);
+    assert!(
+        and.answer
+            .citations
+            .iter()
+            .all(|c| c.document_id == older.id),
+        "{}",
+        and.answer.text
+    );
+    assert!(and.answer.text.contains("8 per"), "{}", and.answer.text);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_follow_up_without_a_reference_word_is_read_in_its_thread_when_alone_it_finds_nothing() {
     let (t, p, _) = capital_library().await;
     let policy = ingest_fixture(&t.lib, &p, "retention-policy.pdf").await;

@@ -427,6 +427,36 @@ pub(in crate::agent) fn mentioned_titles(message: &str, docs: &[Document]) -> Ve
     out
 }
 
+/// Documents a follow-up names by their version alone ("And under the 2023 one?"): versions
+/// of a document of the previous turn (`previous`) whose name, with its version, the message
+/// completes — the message read with that document's name minus its version.
+pub(in crate::agent) fn version_siblings(
+    message: &str,
+    previous: &[&Document],
+    docs: &[Document],
+) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for p in previous {
+        // A title is often the file name's stem ("pool-rules-2024").
+        let title = p.title.replace(['-', '_'], " ");
+        let tokens: Vec<&str> = title.split_whitespace().collect();
+        let cut = tokens
+            .iter()
+            .rposition(|t| !t.chars().all(|c| c.is_ascii_digit() || c == '.'))
+            .map_or(0, |i| i + 1);
+        if cut == tokens.len() || cut == 0 {
+            continue;
+        }
+        let base = tokens[..cut].join(" ");
+        for id in mentioned_titles(&format!("{message} ({base})"), docs) {
+            if !out.contains(&id) {
+                out.push(id);
+            }
+        }
+    }
+    out
+}
+
 /// The documents a message can name (ready or disabled), each with its file name's stem.
 fn named(docs: &[Document]) -> impl Iterator<Item = (&Document, &str)> {
     docs.iter()
@@ -463,10 +493,19 @@ fn named_by_version(m: &str, docs: &[Document], norm: impl Fn(&str) -> String) -
                 continue;
             }
             let version = format!(" {} ", version.join(" "));
-            if m.contains(&version)
-                && base.iter().all(|t| words.contains(&text::stem(t)))
-                && !out.contains(&d.id)
-            {
+            // A name of three words or more may be named without one of them ("the 2025
+            // continuity standard" for "Business Continuity Standard 2025"): people drop the
+            // word that is the same across a library's names.
+            let named = base
+                .iter()
+                .filter(|t| words.contains(&text::stem(t)))
+                .count();
+            let enough = if base.len() >= 3 {
+                base.len() - 1
+            } else {
+                base.len()
+            };
+            if m.contains(&version) && named >= enough && !out.contains(&d.id) {
                 out.push(d.id.clone());
             }
         }
@@ -568,6 +607,58 @@ mod tests {
             Action::Summarize,
             1
         ));
+    }
+
+    #[test]
+    fn a_version_and_most_of_a_name_name_a_document_and_a_version_alone_names_a_sibling() {
+        let doc = |id: &str, title: &str| Document {
+            id: id.into(),
+            profile_id: "p".into(),
+            title: title.into(),
+            version: String::new(),
+            doc_type: crate::store::DocType::Policy,
+            set_id: None,
+            set_name: None,
+            file_name: format!("{}.pdf", title.to_lowercase().replace(' ', "-")),
+            sha256: String::new(),
+            page_count: 1,
+            chunk_count: 1,
+            empty_pages: Vec::new(),
+            status: DocStatus::Ready,
+            error: None,
+            supersedes: None,
+            superseded_by: None,
+            embed_model: String::new(),
+            created_at: String::new(),
+            updated_at: String::new(),
+        };
+        let docs = vec![
+            doc("a", "Garden Allotment Rules 2022"),
+            doc("b", "Garden Allotment Rules 2024"),
+            doc("c", "Pool Rules 2024"),
+            doc("d", "sauna-rules-2021"),
+            doc("e", "sauna-rules-2023"),
+        ];
+        // One word of a three-word name left out, the version kept.
+        assert_eq!(
+            mentioned_titles("What do the 2024 allotment rules say about sheds?", &docs),
+            ["b"]
+        );
+        // A two-word name needs both words; a version alone names nothing.
+        assert!(mentioned_titles("What do the 2024 rules say about sheds?", &docs).is_empty());
+        // A follow-up that gives only a version: the previous turn's document in that version.
+        let previous = [&docs[1]];
+        assert_eq!(
+            version_siblings("And in the 2022 ones?", &previous, &docs),
+            ["a"]
+        );
+        assert!(version_siblings("And in the 2019 ones?", &previous, &docs).is_empty());
+        assert!(version_siblings("And for visitors?", &previous, &docs).is_empty());
+        // A title that is a file name's stem.
+        assert_eq!(
+            version_siblings("What did the 2021 one say?", &[&docs[4]], &docs),
+            ["d"]
+        );
     }
 
     #[test]

@@ -178,12 +178,28 @@ impl Agent<'_> {
         // reported?"), or a message read again in the light of the previous turn (see
         // `check_confidence`), keeps that turn's documents, as one that refers to them does.
         let retry = state.context_retry == ContextRetry::Taken;
-        let implicit = (retry || resolve::needs_context(&own))
-            && resolve::mentioned_titles(&own, &docs).is_empty();
+        let named = resolve::mentioned_titles(&own, &docs);
+        // "And under the 2023 one?": another version of the previous turn's document.
+        let siblings = match history.first() {
+            Some(previous) if named.is_empty() && explicit.is_empty() => {
+                let previous: Vec<&Document> = docs
+                    .iter()
+                    .filter(|d| previous.documents.contains(&d.id))
+                    .collect();
+                resolve::version_siblings(&own, &previous, &docs)
+            }
+            _ => Vec::new(),
+        };
+        let implicit = (retry || resolve::needs_context(&own)) && named.is_empty();
         let reference = resolve::reference(&own)
             .or(implicit.then_some(resolve::Reference::Several))
             .filter(|_| history.iter().any(|h| !h.documents.is_empty()));
-        if let Some(r) = reference {
+        if !siblings.is_empty() {
+            res.inferred = siblings;
+            res.certainty = Some(Certainty::High);
+            res.reasoning =
+                "the message names another version of the previous turn's document".into();
+        } else if let Some(r) = reference {
             let by_id: HashMap<&str, &Document> = docs.iter().map(|d| (d.id.as_str(), d)).collect();
             let newer_first = |ids: &[String]| {
                 let mut v = ids.to_vec();
