@@ -11,7 +11,7 @@ use crate::Error;
 use crate::agent::evidence::*;
 use crate::agent::graph::{Node, Transition};
 use crate::agent::resolve;
-use crate::agent::rules::{Pattern, compare, extractive, regex, text, value};
+use crate::agent::rules::{Pattern, compare, extractive, regex, text};
 use crate::agent::synthesis::{Outcome, Task};
 use crate::agent::types::*;
 use crate::agent::{Agent, Emit};
@@ -229,7 +229,7 @@ impl Agent<'_> {
             let mut picks = if versions {
                 extractive::pick(&terms, &evidence, 8)
             } else {
-                extractive::pick_answer(&terms, &evidence, 3, &value::Asks::default())
+                extractive::pick_side(&terms, &evidence, 3)
             };
             // Headings name a topic; they say nothing about what changed.
             picks.retain(|p| {

@@ -7,7 +7,7 @@ use std::collections::{HashMap, HashSet};
 use crate::Error;
 use crate::agent::evidence::*;
 use crate::agent::graph::{Node, Transition};
-use crate::agent::model::redactor_of;
+use crate::agent::model::{Generated, redactor_of};
 use crate::agent::resolve;
 use crate::agent::rules::{extractive, grounding, text, value};
 use crate::agent::types::*;
@@ -52,6 +52,36 @@ pub struct SentenceSignals {
     pub text: String,
     /// What the scorer sees.
     pub signals: extractive::Signals,
+}
+
+/// An answer before confidence is judged: its text, its verified citations, and what judging
+/// it needs.
+#[derive(Debug, Clone)]
+struct Draft {
+    /// The answer's text.
+    body: String,
+    /// Verified citations, in the answer's order.
+    citations: Vec<Citation>,
+    /// Quotes cited only because retrieval ranks their page among its best
+    /// (`Picked::ranked`): shown, but no evidence that the answer covers the question, so
+    /// coverage leaves them out.
+    rank_only: HashSet<String>,
+    /// Quotes proposed (verified or not).
+    proposed: usize,
+    /// Share of a model's sentences that its verified quotes support (1 for quotes).
+    grounded: f32,
+}
+
+impl Default for Draft {
+    fn default() -> Self {
+        Self {
+            body: String::new(),
+            citations: Vec::new(),
+            rank_only: HashSet::new(),
+            proposed: 0,
+            grounded: 1.0,
+        }
+    }
 }
 
 impl Agent<'_> {
@@ -130,124 +160,199 @@ impl Agent<'_> {
                 terms.retain(|t, _| !name_terms.contains(t));
             }
         }
-        let mut citations = Vec::new();
-        // Quotes cited only because retrieval ranks their passage first (`Picked::ranked`) are
-        // shown, but are no evidence that the answer covers the question: coverage leaves them out.
-        let mut rank_only: HashSet<String> = HashSet::new();
-        let mut proposed = 0usize;
-        let mut usage = None;
-        let mut grounded = 1.0;
+        // The extractive answer, in every mode: what the evidence answers. In generative mode it
+        // also decides whether to answer at all — the model writes, the evidence judges, so a
+        // model refuses neither more nor less than extractive mode — and stands in for a reply
+        // of the model that cannot be shown.
         let model = match state.mode {
             Mode::Generative => self.chat_model(profile)?,
             Mode::Extractive => None,
         };
-        // A model that cannot keep to the answer format after its corrective retry leaves the
-        // answer to the extractive path, with a note saying why (never an error for the user).
-        let mut unusable: Option<String> = None;
-        let generated = match (state.mode, model) {
-            (Mode::Generative, Some(model)) => {
-                match self.generate(profile, state, &model, emit).await {
-                    Ok(g) => Some(g),
-                    Err(Error::Llm(LlmError::Malformed(why))) => {
-                        tracing::warn!(%why, "the model's answer was malformed: answering extractively");
-                        unusable = Some(why);
-                        None
-                    }
-                    Err(e) => return Err(e),
-                }
-            }
-            _ => None,
-        };
-        let body = match generated {
-            Some(g) => {
-                usage = Some(g.usage);
-                proposed = g.proposed;
-                for (i, doc_char, quote) in g.quotes {
-                    if let Some(c) = self
-                        .cite(profile, &state.evidence[i], doc_char, &quote)
-                        .await?
-                        && !citations.iter().any(|x: &Citation| x.quote == c.quote)
-                    {
-                        citations.push(c);
-                    }
-                }
-                if g.no_answer {
-                    citations.clear();
-                    g.text
-                } else {
-                    // Only what the verified quotes support is shown (see `rules::grounding`).
-                    let quotes: Vec<&str> = citations.iter().map(|c| c.quote.as_str()).collect();
-                    let g = grounding::ground(&g.text, &quotes);
-                    grounded = g.share();
-                    if g.claims > 0 && g.unsupported.len() == g.claims {
-                        // Nothing the model wrote is in the documents: no answer to show.
-                        citations.clear();
-                    }
-                    crate::agent::synthesis::left_out(&g)
-                }
-            }
-            None => {
-                for p in extractive::pick_answer(&terms, &state.evidence, 3, &asks) {
-                    proposed += 1;
-                    if let Some(c) = self
-                        .cite_with_lead(
-                            profile,
-                            &state.evidence[p.evidence],
-                            p.doc_char,
-                            &p.sentence.text,
-                            &citations,
-                        )
-                        .await?
-                    {
-                        // Each quote streams as soon as it is verified on its page.
-                        let line = quoted(&c);
-                        let text = if citations.is_empty() {
-                            line
-                        } else if p.ranked && rank_only.is_empty() {
-                            format!("\n\n{RANKED_HEADING}\n\n{line}")
-                        } else {
-                            format!("\n\n{line}")
-                        };
-                        emit(&Event::Token { text });
-                        if p.ranked {
-                            rank_only.insert(c.quote.clone());
+        let quotes = self
+            .quoted_answer(
+                profile,
+                state,
+                &terms,
+                &asks,
+                model.is_none().then_some(emit),
+            )
+            .await?;
+        let mut confidence = self
+            .judge_answer(profile, state, &own, &terms, &asks, &req.query, &quotes)
+            .await?;
+        let mut usage = None;
+        let mut draft = quotes.clone();
+        if let Some(model) = model
+            && self.answers(&confidence, !quotes.citations.is_empty())
+        {
+            // Why the model's reply is not shown, if it is not (never an error for the user).
+            let why = match self.generate(profile, state, &model, emit).await {
+                Ok(g) => {
+                    usage = Some(g.usage.clone());
+                    match self.written(profile, state, g).await? {
+                        Ok(written) => {
+                            let judged = self
+                                .judge_answer(
+                                    profile, state, &own, &terms, &asks, &req.query, &written,
+                                )
+                                .await?;
+                            if self.answers(&judged, !written.citations.is_empty()) {
+                                draft = written;
+                                confidence = judged;
+                                None
+                            } else {
+                                Some("your documents support too little of it".to_owned())
+                            }
                         }
-                        citations.push(c);
+                        Err(why) => Some(why),
                     }
                 }
-                let mut lines: Vec<String> = Vec::new();
-                for c in &citations {
-                    if rank_only.contains(&c.quote)
-                        && !lines.is_empty()
-                        && !lines.iter().any(|l| l == RANKED_HEADING)
-                    {
-                        lines.push(RANKED_HEADING.to_owned());
-                    }
-                    lines.push(quoted(c));
+                Err(Error::Llm(LlmError::Malformed(why))) => {
+                    tracing::warn!(%why, "the model's answer was malformed: answering extractively");
+                    Some(why)
                 }
-                let quotes = lines.join("\n\n");
-                match &unusable {
-                    Some(why) if !citations.is_empty() => format!(
-                        "_The model's answer could not be used ({why}); these are the passages of your documents that answer it._\n\n{quotes}"
-                    ),
-                    _ => quotes,
-                }
+                Err(e) => return Err(e),
+            };
+            if let Some(why) = why
+                && !quotes.citations.is_empty()
+            {
+                draft.body = format!(
+                    "_The model's answer could not be used ({why}); these are the passages of your documents that answer it._\n\n{}",
+                    quotes.body
+                );
             }
+        }
+        if state.web && state.web_citations.is_none() {
+            state.web_citations = Some(self.web_citations(profile, state, &terms).await?);
+        }
+        let (body, citations) = (draft.body, draft.citations);
+        state.answer = Some(answered(body, citations, confidence, usage));
+        Ok(Transition::Next(Node::CheckConfidence))
+    }
+
+    /// The extractive answer: the best sentences (see `extractive::pick_answer`), each cited
+    /// with a quote verified on its page and streamed through `emit` (when given) as soon as it
+    /// is; the quotes cited only for their page's rank come under [`RANKED_HEADING`].
+    async fn quoted_answer(
+        &self,
+        profile: &Profile,
+        state: &RunState,
+        terms: &HashMap<String, f32>,
+        asks: &value::Asks,
+        emit: Option<Emit<'_>>,
+    ) -> Result<Draft, Error> {
+        let mut draft = Draft::default();
+        for p in extractive::pick_answer(terms, &state.evidence, 3, asks) {
+            draft.proposed += 1;
+            let Some(c) = self
+                .cite_with_lead(
+                    profile,
+                    &state.evidence[p.evidence],
+                    p.doc_char,
+                    &p.sentence.text,
+                    &draft.citations,
+                )
+                .await?
+            else {
+                continue;
+            };
+            if let Some(emit) = emit {
+                let line = quoted(&c);
+                let text = if draft.citations.is_empty() {
+                    line
+                } else if p.ranked && draft.rank_only.is_empty() {
+                    format!("\n\n{RANKED_HEADING}\n\n{line}")
+                } else {
+                    format!("\n\n{line}")
+                };
+                emit(&Event::Token { text });
+            }
+            if p.ranked {
+                draft.rank_only.insert(c.quote.clone());
+            }
+            draft.citations.push(c);
+        }
+        let mut lines: Vec<String> = Vec::new();
+        for c in &draft.citations {
+            if draft.rank_only.contains(&c.quote)
+                && !lines.is_empty()
+                && !lines.iter().any(|l| l == RANKED_HEADING)
+            {
+                lines.push(RANKED_HEADING.to_owned());
+            }
+            lines.push(quoted(c));
+        }
+        draft.body = lines.join("\n\n");
+        Ok(draft)
+    }
+
+    /// The model's reply as an answer: its quotes verified on their pages, and only the
+    /// sentences those quotes support (see `rules::grounding`). `Err` says why there is nothing
+    /// of it to show.
+    async fn written(
+        &self,
+        profile: &Profile,
+        state: &RunState,
+        g: Generated,
+    ) -> Result<Result<Draft, String>, Error> {
+        let mut draft = Draft {
+            proposed: g.proposed,
+            ..Draft::default()
         };
+        for (i, doc_char, quote) in g.quotes {
+            if let Some(c) = self
+                .cite(profile, &state.evidence[i], doc_char, &quote)
+                .await?
+                && !draft.citations.iter().any(|x| x.quote == c.quote)
+            {
+                draft.citations.push(c);
+            }
+        }
+        if g.no_answer {
+            return Ok(Err("the model found no answer in the passages".into()));
+        }
+        let quotes: Vec<&str> = draft.citations.iter().map(|c| c.quote.as_str()).collect();
+        let grounded = grounding::ground(&g.text, &quotes);
+        if draft.citations.is_empty()
+            || grounded.claims > 0 && grounded.unsupported.len() == grounded.claims
+        {
+            return Ok(Err("nothing it wrote was found in your documents".into()));
+        }
+        draft.grounded = grounded.share();
+        draft.body = crate::agent::synthesis::left_out(&grounded);
+        Ok(Ok(draft))
+    }
+
+    /// What confidence needs to judge an answer (`check_confidence` scores it): the question
+    /// terms its quotes cover, the best retrieval similarity, the share of proposed quotes that
+    /// verified, the question's anchors or asked-for values no passage or quote holds, how
+    /// close the closest quote is in meaning, and the share of a model's sentences grounded.
+    #[allow(clippy::too_many_arguments)]
+    async fn judge_answer(
+        &self,
+        profile: &Profile,
+        state: &RunState,
+        own: &str,
+        terms: &HashMap<String, f32>,
+        asks: &value::Asks,
+        query: &str,
+        draft: &Draft,
+    ) -> Result<Confidence, Error> {
+        let (citations, rank_only) = (&draft.citations, &draft.rank_only);
         let cited_text: String = citations
             .iter()
             .filter(|c| !rank_only.contains(&c.quote))
             .map(|c| c.quote.as_str())
             .collect::<Vec<_>>()
             .join(" ");
-        let coverage = extractive::coverage(&terms, &cited_text);
+        let coverage = extractive::coverage(terms, &cited_text);
         let retrieval = state
             .evidence
             .iter()
             .map(|e| e.vector_score)
             .fold(0.0f32, f32::max);
         let evidence_texts: Vec<&str> = state.evidence.iter().map(|e| e.text.as_str()).collect();
-        let mut missing = extractive::missing_anchors(&own, &evidence_texts);
+        let mut missing = extractive::missing_anchors(own, &evidence_texts);
         // A term that names a document the evidence comes from ("GPL" for "GPL-1") is about
         // which document, not about its content.
         if !missing.is_empty() {
@@ -286,19 +391,15 @@ impl Agent<'_> {
         {
             missing.push(kind.describe().to_owned());
         }
-        let verification = if proposed == 0 {
+        let verification = if draft.proposed == 0 {
             0.0
         } else {
-            citations.len() as f32 / proposed as f32
+            citations.len() as f32 / draft.proposed as f32
         };
-        if state.web && state.web_citations.is_none() {
-            state.web_citations = Some(self.web_citations(profile, state, &terms).await?);
-        }
         let mut confidence = Confidence::unjudged(retrieval, coverage, verification, missing);
-        confidence.grounding = grounded;
-        confidence.closeness = Some(self.closeness(&req.query, &citations, &rank_only).await?);
-        state.answer = Some(answered(body, citations, confidence, usage));
-        Ok(Transition::Next(Node::CheckConfidence))
+        confidence.grounding = draft.grounded;
+        confidence.closeness = Some(self.closeness(query, citations, rank_only).await?);
+        Ok(confidence)
     }
 
     /// The best cosine similarity between a quote cited for what it says (not only for its

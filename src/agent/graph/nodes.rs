@@ -413,27 +413,15 @@ impl Agent<'_> {
         }
     }
 
-    pub(in crate::agent) fn check_confidence(&self, state: &mut RunState) -> Transition {
-        let has_web = state.web_citations.as_ref().is_some_and(|w| !w.is_empty());
-        let offer_web = self.lib.settings().web.enabled && !state.web;
-        let Some(answer) = state.answer.as_mut() else {
-            return Transition::Next(Node::Format);
-        };
-        if answer.status != Status::Answered
-            || answer.citations.is_empty()
-                && answer.confidence.as_ref().is_some_and(|c| c.score == 1.0)
-        {
-            return Transition::Next(Node::Format);
-        }
-        let Some(c) = answer.confidence.as_mut() else {
-            return Transition::Next(Node::Format);
-        };
-        c.score = if answer.citations.is_empty() {
-            0.0
-        } else {
+    /// Scores an answer's confidence from its signals and sets its level; `cited`: whether the
+    /// answer cites anything. Returns whether the evidence is weak (see [`weak_evidence`]).
+    fn score(&self, c: &mut Confidence, cited: bool) -> bool {
+        c.score = if cited {
             WEIGHT_COVERAGE * c.coverage
                 + WEIGHT_RETRIEVAL * c.retrieval.clamp(0.0, 1.0)
                 + WEIGHT_VERIFICATION * c.verification
+        } else {
+            0.0
         };
         c.score *= 1.0 - UNGROUNDED_PENALTY * (1.0 - c.grounding.clamp(0.0, 1.0));
         if !c.missing.is_empty() {
@@ -451,6 +439,34 @@ impl Agent<'_> {
         } else {
             Level::Low
         };
+        weak
+    }
+
+    /// Whether an answer judged as `c` (unscored), citing anything or not (`cited`), would be
+    /// shown rather than refused by [`Self::check_confidence`].
+    pub(in crate::agent) fn answers(&self, c: &Confidence, cited: bool) -> bool {
+        let mut c = c.clone();
+        self.score(&mut c, cited);
+        c.level != Level::Low
+    }
+
+    pub(in crate::agent) fn check_confidence(&self, state: &mut RunState) -> Transition {
+        let has_web = state.web_citations.as_ref().is_some_and(|w| !w.is_empty());
+        let offer_web = self.lib.settings().web.enabled && !state.web;
+        let Some(answer) = state.answer.as_mut() else {
+            return Transition::Next(Node::Format);
+        };
+        if answer.status != Status::Answered
+            || answer.citations.is_empty()
+                && answer.confidence.as_ref().is_some_and(|c| c.score == 1.0)
+        {
+            return Transition::Next(Node::Format);
+        }
+        let cited = !answer.citations.is_empty();
+        let Some(c) = answer.confidence.as_mut() else {
+            return Transition::Next(Node::Format);
+        };
+        let weak = self.score(c, cited);
         c.reason = match c.level {
             Level::High => format!(
                 "the cited passages cover {:.0}% of the question's terms",

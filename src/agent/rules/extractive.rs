@@ -561,6 +561,10 @@ const RANKED_PASSAGES: usize = 5;
 const RANKED_SHARE: f32 = 0.5;
 /// Citations the top-ranked pages may add beyond the caller's maximum.
 const RANKED_EXTRA: usize = 3;
+/// [`RANKED_PASSAGES`] for one side of a comparison (see [`pick_side`]).
+const SIDE_RANKED_PAGES: usize = 3;
+/// [`RANKED_EXTRA`] for one side of a comparison.
+const SIDE_RANKED_EXTRA: usize = 2;
 /// Pieces of a cut sentence that finishing it may add beyond the caller's maximum.
 const FINISHING_EXTRA: usize = 2;
 /// Two sentences sharing more than this share of their terms (Jaccard) say the same thing.
@@ -616,7 +620,7 @@ pub fn signals(
 /// question term the chosen ones lack, or finishes the best one's thought, and is not a
 /// near-duplicate.
 pub fn pick(terms: &HashMap<String, f32>, evidence: &[Evidence], max: usize) -> Vec<Picked> {
-    pick_from(terms, evidence, max, 0, &value::Asks::default())
+    pick_from(terms, evidence, max, (0, 0), &value::Asks::default())
 }
 
 /// [`pick`] for an answer to a question: then each of the [`RANKED_PASSAGES`] best-ranked
@@ -635,7 +639,21 @@ pub fn pick_answer(
     max: usize,
     wanted: &value::Asks,
 ) -> Vec<Picked> {
-    pick_from(terms, evidence, max, RANKED_PASSAGES, wanted)
+    pick_from(terms, evidence, max, (RANKED_PASSAGES, RANKED_EXTRA), wanted)
+}
+
+/// [`pick_answer`] for one side of a comparison of two different documents: the sides share
+/// the answer, so fewer of each side's best pages get a say ([`SIDE_RANKED_PAGES`], up to
+/// [`SIDE_RANKED_EXTRA`] beyond `max`) — with more, the first side's quotes crowd the second
+/// side's out of what a reader sees first.
+pub fn pick_side(terms: &HashMap<String, f32>, evidence: &[Evidence], max: usize) -> Vec<Picked> {
+    pick_from(
+        terms,
+        evidence,
+        max,
+        (SIDE_RANKED_PAGES, SIDE_RANKED_EXTRA),
+        &value::Asks::default(),
+    )
 }
 
 /// A sentence holding the value a question asks for is added when it scores at least this share
@@ -648,7 +666,7 @@ fn pick_from(
     terms: &HashMap<String, f32>,
     evidence: &[Evidence],
     max: usize,
-    ranked_passages: usize,
+    (ranked_passages, ranked_extra): (usize, usize),
     wanted: &value::Asks,
 ) -> Vec<Picked> {
     let mut cands = candidates(evidence);
@@ -746,7 +764,7 @@ fn pick_from(
         if !pages.contains(&page(rank)) {
             pages.push(page(rank));
         }
-        if pages.len() > ranked_passages || chosen.len() >= max + RANKED_EXTRA {
+        if pages.len() > ranked_passages || chosen.len() >= max + ranked_extra {
             break;
         }
         if chosen
@@ -1018,12 +1036,12 @@ mod tests {
         let q = "What file mode should a setuid helper have when only a particular group of users may run it?";
         let terms = question_terms(q, "");
         let evidence = [ev(page, 0), ev(other, 1)];
-        let plain = pick_from(&terms, &evidence, 1, 0, &value::Asks::default());
+        let plain = pick_from(&terms, &evidence, 1, (0, 0), &value::Asks::default());
         assert!(
             !plain.iter().any(|p| p.sentence.text.contains("4754")),
             "{plain:?}"
         );
-        let asked = pick_from(&terms, &evidence, 1, 0, &value::asks(q));
+        let asked = pick_from(&terms, &evidence, 1, (0, 0), &value::asks(q));
         assert!(
             asked.iter().any(|p| p.sentence.text.contains("4754")),
             "{asked:?}"
