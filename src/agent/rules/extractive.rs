@@ -639,7 +639,13 @@ pub fn pick_answer(
     max: usize,
     wanted: &value::Asks,
 ) -> Vec<Picked> {
-    pick_from(terms, evidence, max, (RANKED_PASSAGES, RANKED_EXTRA), wanted)
+    pick_from(
+        terms,
+        evidence,
+        max,
+        (RANKED_PASSAGES, RANKED_EXTRA),
+        wanted,
+    )
 }
 
 /// [`pick_answer`] for one side of a comparison of two different documents: the sides share
@@ -1317,6 +1323,36 @@ mod tests {
             .map(|p| (evidence[p.evidence].page, p.ranked))
             .collect();
         assert_eq!(pages, [(7, false), (9, true)]);
+    }
+
+    #[test]
+    fn one_side_of_a_comparison_gives_fewer_ranked_pages_a_say() {
+        // Five pages that each answer a little: an answer cites more of them than one side of
+        // a comparison, whose quotes share the reader's first lines with the other side's.
+        let evidence: Vec<Evidence> = [
+            "Rowing boats are hired from the boathouse on the lakes by the hour.",
+            "Hired rowing boats return to the jetty before dusk.",
+            "Children in hired rowing boats wear life jackets.",
+            "The lake warden checks each hired rowing boat at noon.",
+            "Rowing boats hired for a whole day cost twenty pounds.",
+        ]
+        .iter()
+        .enumerate()
+        .map(|(i, t)| Evidence {
+            page: i as u32 + 1,
+            ..ev(t, i)
+        })
+        .collect();
+        let terms = question_terms("How are rowing boats hired on the lakes?", "");
+        let answer = pick_answer(&terms, &evidence, 1, &value::Asks::default());
+        let side = pick_side(&terms, &evidence, 1);
+        assert!(
+            answer.len() > side.len(),
+            "{} vs {}",
+            answer.len(),
+            side.len()
+        );
+        assert!(side.len() <= 1 + SIDE_RANKED_EXTRA);
     }
 
     #[test]
