@@ -575,6 +575,31 @@ pub(in crate::agent) fn spell_acronyms(message: &str, acronyms: &HashSet<String>
 mod tests {
     use super::*;
 
+    /// A ready document of a test library.
+    fn document(id: &str, title: &str, file_name: &str) -> Document {
+        Document {
+            id: id.into(),
+            profile_id: "p".into(),
+            title: title.into(),
+            version: String::new(),
+            doc_type: crate::store::DocType::Regulatory,
+            set_id: None,
+            set_name: None,
+            file_name: file_name.into(),
+            sha256: String::new(),
+            page_count: 1,
+            chunk_count: 1,
+            empty_pages: Vec::new(),
+            status: DocStatus::Ready,
+            error: None,
+            supersedes: None,
+            superseded_by: None,
+            embed_model: String::new(),
+            created_at: String::new(),
+            updated_at: String::new(),
+        }
+    }
+
     #[test]
     fn a_model_may_not_turn_a_question_for_a_value_into_another_action() {
         // Questions asking for a value: answered, whatever a model reads.
@@ -611,26 +636,12 @@ mod tests {
 
     #[test]
     fn a_version_and_most_of_a_name_name_a_document_and_a_version_alone_names_a_sibling() {
-        let doc = |id: &str, title: &str| Document {
-            id: id.into(),
-            profile_id: "p".into(),
-            title: title.into(),
-            version: String::new(),
-            doc_type: crate::store::DocType::Policy,
-            set_id: None,
-            set_name: None,
-            file_name: format!("{}.pdf", title.to_lowercase().replace(' ', "-")),
-            sha256: String::new(),
-            page_count: 1,
-            chunk_count: 1,
-            empty_pages: Vec::new(),
-            status: DocStatus::Ready,
-            error: None,
-            supersedes: None,
-            superseded_by: None,
-            embed_model: String::new(),
-            created_at: String::new(),
-            updated_at: String::new(),
+        let doc = |id: &str, title: &str| {
+            document(
+                id,
+                title,
+                &format!("{}.pdf", title.to_lowercase().replace(' ', "-")),
+            )
         };
         let docs = vec![
             doc("a", "Garden Allotment Rules 2022"),
@@ -671,27 +682,7 @@ mod tests {
 
     #[test]
     fn a_file_name_with_a_version_code_is_found_in_the_message_that_names_it() {
-        let doc = |id: &str, file: &str| Document {
-            id: id.into(),
-            profile_id: "p".into(),
-            title: file.trim_end_matches(".pdf").into(),
-            version: String::new(),
-            doc_type: crate::store::DocType::Regulatory,
-            set_id: None,
-            set_name: None,
-            file_name: file.into(),
-            sha256: String::new(),
-            page_count: 1,
-            chunk_count: 1,
-            empty_pages: Vec::new(),
-            status: DocStatus::Ready,
-            error: None,
-            supersedes: None,
-            superseded_by: None,
-            embed_model: String::new(),
-            created_at: String::new(),
-            updated_at: String::new(),
-        };
+        let doc = |id: &str, file: &str| document(id, file.trim_end_matches(".pdf"), file);
         let docs = [
             doc("a", "harbour-pilotage-code-VER04112019.pdf"),
             doc("b", "harbour-fees-v2.pdf"),
