@@ -446,7 +446,7 @@ impl Agent<'_> {
             });
             let transition = match node {
                 Node::Contextualize => self.contextualize(profile, &mut state).await?,
-                Node::ResolveIntent => self.resolve_intent(profile, &mut state).await,
+                Node::ResolveIntent => self.resolve_intent(profile, &mut state).await?,
                 Node::ResolveDocuments => self.resolve_documents(profile, &mut state).await?,
                 Node::Validate => self.validate(&mut state),
                 Node::Act => self.act(profile, &mut state, emit).await?,

@@ -100,7 +100,7 @@ impl Agent<'_> {
         &self,
         profile: &Profile,
         state: &mut RunState,
-    ) -> Transition {
+    ) -> Result<Transition, Error> {
         let fully_tagged = state.explicit_action.is_some() && !state.explicit_documents.is_empty();
         let route = if fully_tagged {
             None
@@ -113,7 +113,7 @@ impl Agent<'_> {
         let (cue, why) = resolve::classify_intent(&own);
         let titles_named = match &route {
             Some(r) if r.action == Action::Compare => {
-                let docs = self.lib.documents(profile).await.unwrap_or_default();
+                let docs = self.lib.documents(profile).await?;
                 resolve::mentioned_titles(&own, &docs).len()
             }
             _ => 0,
@@ -135,7 +135,7 @@ impl Agent<'_> {
         state.routed_documents = route.filter(|_| kept).map(|r| r.documents);
         state.action = Some(action);
         state.intent_reason = reason;
-        Transition::Next(Node::ResolveDocuments)
+        Ok(Transition::Next(Node::ResolveDocuments))
     }
 
     pub(in crate::agent) async fn resolve_documents(
