@@ -17,7 +17,8 @@
 # drawn with fpdf2 (suppliers.py); probe 15 an anti-bribery policy and a delegation of authority
 # matrix as a Word table (bribery.py, LibreOffice); probe 16 a conflicts of interest policy with
 # a table and two versions of a business continuity standard, typeset with reportlab's Platypus
-# (continuity.py). Needs enscript, ghostscript, groff, shared-mime-info, dpkg-dev's docs and
+# (continuity.py); probe 17 two versions of a remote working policy and a travel and expenses
+# policy, HTML printed by LibreOffice Writer (remote.py). Needs enscript, ghostscript, groff, shared-mime-info, dpkg-dev's docs and
 # man-db's docs (the packages of a Debian 12 desktop), `apt-get download` of debian-faq,
 # harden-doc and debian-policy, and for probes 9 and 11 libreoffice-writer-nogui and the Python
 # packages python-docx and reportlab, and for probes 13 and 14 weasyprint and fpdf2.
@@ -26,7 +27,7 @@
 #   python3 ../shared/eval/score.py --questions scripts/probes/probe1.jsonl --results r.jsonl --corpus OUT/probe1
 set -euo pipefail
 out=${1:?usage: corpus.sh OUT}
-mkdir -p "$out"/probe1 "$out"/probe2 "$out"/probe3 "$out"/probe3-audits "$out"/probe4 "$out"/probe5 "$out"/probe6 "$out"/probe8 "$out"/probe9 "$out"/probe10 "$out"/probe11 "$out"/probe12 "$out"/probe13 "$out"/probe14 "$out"/probe15 "$out"/probe16
+mkdir -p "$out"/probe1 "$out"/probe2 "$out"/probe3 "$out"/probe3-audits "$out"/probe4 "$out"/probe5 "$out"/probe6 "$out"/probe8 "$out"/probe9 "$out"/probe10 "$out"/probe11 "$out"/probe12 "$out"/probe13 "$out"/probe14 "$out"/probe15 "$out"/probe16 "$out"/probe17
 licence() {  # licence NAME DIR: /usr/share/common-licenses/NAME -> DIR/NAME.pdf
   enscript -q -B -f Courier10 -p "/tmp/$1.ps" "/usr/share/common-licenses/$1"
   ps2pdf "/tmp/$1.ps" "$2/$1.pdf"
@@ -89,3 +90,7 @@ python3 "$here/weasy.py" "$out/probe13"
 python3 "$here/suppliers.py" "$out/probe14"
 word_pdfs bribery.py "$out/probe15"
 python3 "$here/continuity.py" "$out/probe16"
+w=$(mktemp -d)
+python3 "$here/remote.py" "$w"
+soffice --headless --convert-to pdf:writer_pdf_Export --outdir "$out/probe17" "$w"/*.html >/dev/null 2>&1
+rm -rf "$w"
