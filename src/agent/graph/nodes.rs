@@ -596,7 +596,7 @@ impl Agent<'_> {
                 && !a.text.starts_with("Using ")
             {
                 a.text = format!(
-                    "Using the documents from the conversation ({}).\n\n{}",
+                    "Using the documents in scope here ({}).\n\n{}",
                     d.reasoning, a.text
                 );
             }
