@@ -174,7 +174,7 @@ pub const NO_ACTION_WORDS: &str = "a question to answer from the library";
 /// - a question that asks for a value (a number, a duration, a date, a party — see
 ///   `rules::value::asks`) is answered, never summarized, compared or audited;
 /// - a comparison needs two documents the message names, or a reference to several earlier
-///   ones ("both", "those two"), or a text pasted to hold against the library.
+///   ones (`Reference::Several`, `Newer`, `Older`).
 ///
 /// Summaries and audits of what the message names otherwise stay the model's call.
 pub fn open_to_model(message: &str, action: Action, titles_named: usize) -> bool {
@@ -440,10 +440,7 @@ pub(in crate::agent) fn version_siblings(
         // A title is often the file name's stem ("pool-rules-2024").
         let title = p.title.replace(['-', '_'], " ");
         let tokens: Vec<&str> = title.split_whitespace().collect();
-        let cut = tokens
-            .iter()
-            .rposition(|t| !t.chars().all(|c| c.is_ascii_digit() || c == '.'))
-            .map_or(0, |i| i + 1);
+        let cut = version_start(&tokens);
         if cut == tokens.len() || cut == 0 {
             continue;
         }
@@ -455,6 +452,15 @@ pub(in crate::agent) fn version_siblings(
         }
     }
     out
+}
+
+/// Where the version of a name's words begins: the run of numbers (and dots) that ends it
+/// ("retention standard 1 . 1", "pool rules 2024"); the length of `tokens` when it has none.
+fn version_start(tokens: &[&str]) -> usize {
+    tokens
+        .iter()
+        .rposition(|t| !t.chars().all(|c| c.is_ascii_digit() || c == '.'))
+        .map_or(0, |i| i + 1)
 }
 
 /// The documents a message can name (ready or disabled), each with its file name's stem.
@@ -482,12 +488,7 @@ fn named_by_version(m: &str, docs: &[Document], norm: impl Fn(&str) -> String) -
         for name in [d.title.as_str(), stem] {
             let n = norm(name);
             let tokens: Vec<&str> = n.split_whitespace().collect();
-            // The version: the run of numbers (and the dots between them) ending the name.
-            let cut = tokens
-                .iter()
-                .rposition(|t| !(t.chars().all(|c| c.is_ascii_digit()) || *t == "."))
-                .map_or(0, |i| i + 1);
-            let (base, version) = tokens.split_at(cut);
+            let (base, version) = tokens.split_at(version_start(&tokens));
             let base: Vec<&&str> = base.iter().filter(|t| t.chars().count() >= 3).collect();
             if version.is_empty() || base.is_empty() {
                 continue;

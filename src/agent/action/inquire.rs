@@ -56,7 +56,7 @@ pub struct SentenceSignals {
 
 /// An answer before confidence is judged: its text, its verified citations, and what judging
 /// it needs.
-#[derive(Debug, Clone)]
+#[derive(Debug)]
 struct Draft {
     /// The answer's text.
     body: String,
@@ -181,9 +181,10 @@ impl Agent<'_> {
             .judge_answer(profile, state, &own, &terms, &asks, &req.query, &quotes)
             .await?;
         let mut usage = None;
-        let mut draft = quotes.clone();
+        let answerable = self.answers(&confidence, !quotes.citations.is_empty());
+        let mut draft = quotes;
         if let Some(model) = model
-            && self.answers(&confidence, !quotes.citations.is_empty())
+            && answerable
         {
             // Why the model's reply is not shown, if it is not (never an error for the user).
             let why = match self.generate(profile, state, &model, emit).await {
@@ -213,12 +214,13 @@ impl Agent<'_> {
                 }
                 Err(e) => return Err(e),
             };
+            // `draft` is still the quotes then.
             if let Some(why) = why
-                && !quotes.citations.is_empty()
+                && !draft.citations.is_empty()
             {
                 draft.body = format!(
                     "_The model's answer could not be used ({why}); these are the passages of your documents that answer it._\n\n{}",
-                    quotes.body
+                    draft.body
                 );
             }
         }

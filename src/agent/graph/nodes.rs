@@ -229,10 +229,9 @@ impl Agent<'_> {
             }
         } else if explicit.is_empty() {
             // Titles the message names beat a model's guess; the model's documents come next.
-            let mentioned = resolve::mentioned_titles(&own, &docs);
             let routed = state.routed_documents.clone().unwrap_or_default();
-            if !mentioned.is_empty() {
-                res.inferred = mentioned;
+            if !named.is_empty() {
+                res.inferred = named;
                 res.certainty = Some(Certainty::High);
                 res.reasoning = "the message names these documents".into();
             } else if !routed.is_empty() {

@@ -555,13 +555,13 @@ const CONTINUATION_SHARE: f32 = 0.35;
 /// clause continued overleaf), so an uncited page among the top ones adds its best sentence,
 /// shown apart from the answer's own quotes. More cites more pages (and more noise), fewer
 /// trusts overlap. Counted in pages, not passages: several passages of one page are one say.
-const RANKED_PASSAGES: usize = 5;
+const RANKED_PAGES: usize = 5;
 /// A top-ranked passage's sentence is added when it scores at least this share of the best
 /// sentence: lower lets weak passages in, higher keeps only those overlap nearly agrees with.
 const RANKED_SHARE: f32 = 0.5;
 /// Citations the top-ranked pages may add beyond the caller's maximum.
 const RANKED_EXTRA: usize = 3;
-/// [`RANKED_PASSAGES`] for one side of a comparison (see [`pick_side`]).
+/// [`RANKED_PAGES`] for one side of a comparison (see [`pick_side`]).
 const SIDE_RANKED_PAGES: usize = 3;
 /// [`RANKED_EXTRA`] for one side of a comparison.
 const SIDE_RANKED_EXTRA: usize = 2;
@@ -623,7 +623,7 @@ pub fn pick(terms: &HashMap<String, f32>, evidence: &[Evidence], max: usize) -> 
     pick_from(terms, evidence, max, (0, 0), &value::Asks::default())
 }
 
-/// [`pick`] for an answer to a question: then each of the [`RANKED_PASSAGES`] best-ranked
+/// [`pick`] for an answer to a question: then each of the [`RANKED_PAGES`] best-ranked
 /// pages not cited yet adds one sentence: the best sentence of the best-ranked of its passages
 /// whose best sentence scores at least [`RANKED_SHARE`] of the best (up to [`RANKED_EXTRA`]
 /// beyond `max`). Not for comparisons
@@ -639,13 +639,7 @@ pub fn pick_answer(
     max: usize,
     wanted: &value::Asks,
 ) -> Vec<Picked> {
-    pick_from(
-        terms,
-        evidence,
-        max,
-        (RANKED_PASSAGES, RANKED_EXTRA),
-        wanted,
-    )
+    pick_from(terms, evidence, max, (RANKED_PAGES, RANKED_EXTRA), wanted)
 }
 
 /// [`pick_answer`] for one side of a comparison of two different documents: the sides share
@@ -672,7 +666,7 @@ fn pick_from(
     terms: &HashMap<String, f32>,
     evidence: &[Evidence],
     max: usize,
-    (ranked_passages, ranked_extra): (usize, usize),
+    (ranked_pages, ranked_extra): (usize, usize),
     wanted: &value::Asks,
 ) -> Vec<Picked> {
     let mut cands = candidates(evidence);
@@ -764,13 +758,13 @@ fn pick_from(
     // yet contributes its best sentence when that sentence is not far behind the best one.
     let core = chosen.len();
     let page = |ev: usize| (&evidence[ev].document_id, evidence[ev].page);
-    // Retrieval's best pages, in its order: a page's first passage stands for it.
+    // Retrieval's best pages, in its order; each passage of one of them may give its sentence.
     let mut pages: Vec<(&String, u32)> = Vec::new();
     for rank in 0..evidence.len() {
         if !pages.contains(&page(rank)) {
             pages.push(page(rank));
         }
-        if pages.len() > ranked_passages || chosen.len() >= max + ranked_extra {
+        if pages.len() > ranked_pages || chosen.len() >= max + ranked_extra {
             break;
         }
         if chosen
