@@ -175,7 +175,7 @@ const COUNTED: &str = r"[a-z]{3,}\b";
 /// A numeric bound: "at least 30 days", "no more than EUR 500", "within two weeks".
 static BOUND: Pattern = LazyLock::new(|| {
     regex(&format!(
-        r"(?ix)\b((?:a\s+)?(?:minimum|maximum)\s+(?:[a-z-]+\s+){{0,4}}?of|at\s+least|no\s+less\s+than|not\s+less\s+than|a\s+minimum\s+of|minimum\s+of|within|no\s+more\s+than|not\s+more\s+than|at\s+most|a\s+maximum\s+of|maximum\s+of|not\s+(?:to\s+)?exceed(?:ing)?|up\s+to)\s+
+        r"(?ix)\b((?:a\s+)?(?:minimum|maximum)\s+(?:[a-z-]+\s+){{0,4}}?of|at\s+least|no\s+less\s+than|not\s+less\s+than|a\s+minimum\s+of|minimum\s+of|within|no\s+more\s+than|not\s+more\s+than|at\s+most|a\s+maximum\s+of|maximum\s+of|not\s+(?:to\s+)?exceed(?:ing)?|up\s+to|limited\s+to|capped\s+at)\s+
         ((?:{CURRENCIES})\s?)?
         (\d+(?:[.,]\d+)?|{numbers})
         \s*({PERCENT}|{TIME_UNITS}|{CURRENCY_WORDS}|{COUNTED})?",
@@ -1031,16 +1031,18 @@ pub fn clause(sentence: &str) -> Option<Clause> {
         required_paths,
         values: labelled(sentence),
         // A recurrence a clause sets ("reviewed each quarter") is the longest interval allowed.
-        bounds: bounds(sentence)
-            .into_iter()
-            .chain(intervals(sentence).into_iter().map(|(text, value)| Bound {
-                text,
-                minimum: false,
-                value,
-                dimension: Dimension::Interval,
-            }))
-            .chain(retained)
-            .collect(),
+        bounds: loosest(
+            bounds(sentence)
+                .into_iter()
+                .chain(intervals(sentence).into_iter().map(|(text, value)| Bound {
+                    text,
+                    minimum: false,
+                    value,
+                    dimension: Dimension::Interval,
+                }))
+                .chain(retained)
+                .collect(),
+        ),
         before: if deontic == Deontic::Obligation && positive {
             before
         } else {
@@ -1082,21 +1084,43 @@ fn stated_measure(l: &str) -> Option<usize> {
         (Some(a), Some(b)) => a.min(b),
         (a, b) => a.or(b)?,
     };
-    // Several measures of one kind ("High: every 12 months; Medium: every 24 months", a table
-    // read as one line) do not say which binds what: none does.
-    let measures: Vec<(Dimension, f64)> = bounds(l)
-        .into_iter()
-        .map(|b| (b.dimension, b.value))
-        .chain(
-            intervals(l)
-                .into_iter()
-                .map(|(_, v)| (Dimension::Interval, v)),
-        )
-        .collect();
-    let ambiguous = measures
+    // Several recurrences ("Tier 1 every year, Tier 2 every two years, Tier 3 every three
+    // years", "High: every 12 months; Medium: every 24 months") are a schedule by category read
+    // as one line: which binds what cannot be told, and its loosest says next to nothing, so
+    // the line binds none. Several bounds of another kind bind by the loosest ([`loosest`]).
+    let recurrences: Vec<f64> = intervals(l).into_iter().map(|(_, v)| v).collect();
+    let schedule = recurrences
         .iter()
-        .any(|(d, v)| measures.iter().any(|(e, w)| d == e && (v - w).abs() > 1e-9));
-    (!ambiguous && !text::content_terms(&l[..at]).is_empty()).then_some(at)
+        .any(|v| recurrences.iter().any(|w| (v - w).abs() > 1e-9));
+    (!schedule && !text::content_terms(&l[..at]).is_empty()).then_some(at)
+}
+
+/// The bounds that bind when a rule sets several of one kind, one per case ("180 pounds a night
+/// in London and 120 pounds elsewhere", "12 people on the ground floor and 8 upstairs"): which
+/// case a statement is in cannot be told from its words, so each kind of
+/// bound keeps only its loosest value (the largest maximum, the smallest minimum). A statement
+/// beyond the loosest breaks the rule whichever case it is in; one within it is not flagged.
+fn loosest(all: Vec<Bound>) -> Vec<Bound> {
+    let mut kept: Vec<Bound> = Vec::new();
+    for b in all {
+        match kept
+            .iter_mut()
+            .find(|k| k.dimension == b.dimension && k.minimum == b.minimum)
+        {
+            Some(k) => {
+                let looser = if b.minimum {
+                    b.value < k.value
+                } else {
+                    b.value > k.value
+                };
+                if looser {
+                    *k = b;
+                }
+            }
+            None => kept.push(b),
+        }
+    }
+    kept
 }
 
 /// Words that put an event after the act a rule requires ("before connecting", "prior to
@@ -1970,8 +1994,21 @@ mod tests {
             )
             .is_none()
         );
-        // Several measures of one kind (a table read as one line) bind nothing.
+        // Several recurrences (a schedule by category read as one line) bind nothing; several
+        // bounds of another kind, one per case, bind by the loosest: what breaks it breaks
+        // every case.
         assert!(clause("Boilers are serviced: gas every 12 months, oil every 6 months.").is_none());
+        let rooms = clause(
+            "Meeting rooms are limited to 12 people on the ground floor and 8 people upstairs.",
+        )
+        .unwrap();
+        let crowded = statement("Meeting rooms on the ground floor take up to 15 people.");
+        assert_eq!(
+            check(&crowded, &rooms, 0.7).unwrap().rule,
+            AuditRule::OutOfRange
+        );
+        let ground = statement("Meeting rooms on the ground floor take up to 10 people.");
+        assert!(check(&ground, &rooms, 0.7).is_none());
         // Without a measure, a line in the present tense states no rule.
         assert!(clause("Visitors to the archive sign the register at the desk.").is_none());
         // A bound after a subject: "We reply within three working days".
