@@ -222,6 +222,48 @@ async fn a_follow_up_that_names_only_another_version_is_scoped_to_that_version()
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_follow_up_that_names_version_1_of_a_file_named_v2_is_answered_from_v1() {
+    // Versions glued to the file name ("…-v1", "…-v2"), named back as "version 1": the
+    // follow-up is scoped to that version, and its own words (the version) are no term the
+    // answer must hold.
+    let t = TestLib::new().await;
+    let p = t.profile("alice").await;
+    let dir = tempfile::tempdir().unwrap();
+    let mut ids = Vec::new();
+    for (fixture_name, name) in [
+        ("capital-2024.pdf", "bank-capital-rules-v1.pdf"),
+        ("capital-2025.pdf", "bank-capital-rules-v2.pdf"),
+    ] {
+        let path = dir.path().join(name);
+        std::fs::copy(fixture(fixture_name), &path).unwrap();
+        ids.push(ingest(&t.lib, &p, request(path)).await.unwrap().document.id);
+    }
+    let agent = Agent::new(&t.lib);
+    let first = ask_ok(
+        &agent,
+        &p,
+        ask("What minimum total capital ratio must a licensed bank maintain under version 2 of the bank capital rules?"),
+    )
+    .await;
+    assert_eq!(first.retrieval.documents.resolved, vec![ids[1].clone()]);
+    assert!(first.answer.text.contains("10.5"), "{}", first.answer.text);
+    let and = ask_ok(
+        &agent,
+        &p,
+        ask_in(&first.thread_id, "And what did version 1 say?"),
+    )
+    .await;
+    assert_eq!(
+        and.retrieval.documents.resolved,
+        vec![ids[0].clone()],
+        "{:?}",
+        and.retrieval.documents
+    );
+    assert_eq!(and.answer.status, Status::Answered, "{}", and.answer.text);
+    assert!(and.answer.text.contains("8 per"), "{}", and.answer.text);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_follow_up_without_a_reference_word_is_read_in_its_thread_when_alone_it_finds_nothing() {
     let (t, p, _) = capital_library().await;
     let policy = ingest_fixture(&t.lib, &p, "retention-policy.pdf").await;

@@ -402,13 +402,6 @@ pub(in crate::agent) fn mentioned_titles(message: &str, docs: &[Document]) -> Ve
                 .collect::<Vec<_>>()
         })
         .collect();
-    // "version 2" and "v2" become "2", in the message and in the names alike (a file named
-    // "…-VER03181223" must still match itself).
-    let versions = |s: &str| {
-        VERSION_WORD
-            .as_ref()
-            .map_or(s.to_owned(), |re| re.replace_all(s, "$2").into_owned())
-    };
     let message = versions(&spell_acronyms(message, &acronyms));
     // Keep dots inside version numbers ("1.2") by normalising them the same way on both sides.
     let m = norm(&message.replace('.', " . "));
@@ -427,6 +420,14 @@ pub(in crate::agent) fn mentioned_titles(message: &str, docs: &[Document]) -> Ve
     out
 }
 
+/// "version 2" and "v2" as "2", in a message and in the names alike (a file named
+/// "…-VER03181223" must still match itself).
+pub(in crate::agent) fn versions(s: &str) -> String {
+    VERSION_WORD
+        .as_ref()
+        .map_or(s.to_owned(), |re| re.replace_all(s, "$2").into_owned())
+}
+
 /// Documents a follow-up names by their version alone ("And under the 2023 one?"): versions
 /// of a document of the previous turn (`previous`) whose name, with its version, the message
 /// completes — the message read with that document's name minus its version.
@@ -437,8 +438,8 @@ pub(in crate::agent) fn version_siblings(
 ) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
     for p in previous {
-        // A title is often the file name's stem ("pool-rules-2024").
-        let title = p.title.replace(['-', '_'], " ");
+        // A title is often the file name's stem ("pool-rules-2024", "clean-desk-standard-v2").
+        let title = versions(&p.title.replace(['-', '_'], " "));
         let tokens: Vec<&str> = title.split_whitespace().collect();
         let cut = version_start(&tokens);
         if cut == tokens.len() || cut == 0 {
@@ -670,6 +671,15 @@ mod tests {
         assert_eq!(
             version_siblings("What did the 2021 one say?", &[&docs[4]], &docs),
             ["d"]
+        );
+        // A version glued to the name as "v2", named back as "version 1".
+        let marina = [
+            doc("f", "marina-berthing-code-v1"),
+            doc("g", "marina-berthing-code-v2"),
+        ];
+        assert_eq!(
+            version_siblings("And what did version 1 say?", &[&marina[1]], &marina),
+            ["f"]
         );
     }
 

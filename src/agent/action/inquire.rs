@@ -153,9 +153,15 @@ impl Agent<'_> {
             extractive::by_name(&mut state.evidence, &names, &terms);
         }
         // The name of a document the question is scoped to says nothing about the answer
-        // ("Under the Artistic License, what may …" must not pick the title line).
+        // ("Under the Artistic License, what may …" must not pick the title line), nor does its
+        // version, read as the question writes it ("version 1" for "…-v1").
         for doc in self.resolved_documents(profile, state).await? {
-            let name_terms = extractive::stems(&format!("{} {}", doc.title, doc.version));
+            let name = resolve::versions(&format!(
+                "{} {}",
+                doc.title.replace(['-', '_'], " "),
+                doc.version
+            ));
+            let name_terms = extractive::stems(&format!("{} {} {name}", doc.title, doc.version));
             if terms.keys().any(|t| !name_terms.contains(t)) {
                 terms.retain(|t, _| !name_terms.contains(t));
             }
