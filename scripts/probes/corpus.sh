@@ -18,7 +18,9 @@
 # matrix as a Word table (bribery.py, LibreOffice); probe 16 a conflicts of interest policy with
 # a table and two versions of a business continuity standard, typeset with reportlab's Platypus
 # (continuity.py); probe 17 two versions of a remote working policy and a travel and expenses
-# policy, HTML printed by LibreOffice Writer (remote.py). Needs enscript, ghostscript, groff, shared-mime-info, dpkg-dev's docs and
+# policy, HTML printed by LibreOffice Writer (remote.py); probe 18 a procurement policy with a
+# threshold table, a data breach procedure and two versions of a clean desk standard, HTML printed
+# by wkhtmltopdf (procurement.py; needs wkhtmltopdf and xvfb-run). Needs enscript, ghostscript, groff, shared-mime-info, dpkg-dev's docs and
 # man-db's docs (the packages of a Debian 12 desktop), `apt-get download` of debian-faq,
 # harden-doc and debian-policy, and for probes 9 and 11 libreoffice-writer-nogui and the Python
 # packages python-docx and reportlab, and for probes 13 and 14 weasyprint and fpdf2.
@@ -27,7 +29,7 @@
 #   python3 ../shared/eval/score.py --questions scripts/probes/probe1.jsonl --results r.jsonl --corpus OUT/probe1
 set -euo pipefail
 out=${1:?usage: corpus.sh OUT}
-mkdir -p "$out"/probe1 "$out"/probe2 "$out"/probe3 "$out"/probe3-audits "$out"/probe4 "$out"/probe5 "$out"/probe6 "$out"/probe8 "$out"/probe9 "$out"/probe10 "$out"/probe11 "$out"/probe12 "$out"/probe13 "$out"/probe14 "$out"/probe15 "$out"/probe16 "$out"/probe17
+mkdir -p "$out"/probe1 "$out"/probe2 "$out"/probe3 "$out"/probe3-audits "$out"/probe4 "$out"/probe5 "$out"/probe6 "$out"/probe8 "$out"/probe9 "$out"/probe10 "$out"/probe11 "$out"/probe12 "$out"/probe13 "$out"/probe14 "$out"/probe15 "$out"/probe16 "$out"/probe17 "$out"/probe18
 licence() {  # licence NAME DIR: /usr/share/common-licenses/NAME -> DIR/NAME.pdf
   enscript -q -B -f Courier10 -p "/tmp/$1.ps" "/usr/share/common-licenses/$1"
   ps2pdf "/tmp/$1.ps" "$2/$1.pdf"
@@ -93,4 +95,10 @@ python3 "$here/continuity.py" "$out/probe16"
 w=$(mktemp -d)
 python3 "$here/remote.py" "$w"
 soffice --headless --convert-to pdf:writer_pdf_Export --outdir "$out/probe17" "$w"/*.html >/dev/null 2>&1
+rm -rf "$w"
+w=$(mktemp -d)
+python3 "$here/procurement.py" "$w"
+for f in "$w"/*.html; do
+  xvfb-run -a wkhtmltopdf -q --enable-local-file-access "$f" "$out/probe18/$(basename "$f" .html).pdf" >/dev/null 2>&1
+done
 rm -rf "$w"
