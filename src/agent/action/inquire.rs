@@ -153,7 +153,7 @@ impl Agent<'_> {
             extractive::by_name(&mut state.evidence, &names, &terms);
         }
         // The name of a document the question is scoped to says nothing about the answer
-        // ("Under the Artistic License, what may …" must not pick the title line), nor does its
+        // ("Under the Harbour Code, what may …" must not pick the title line), nor does its
         // version, read as the question writes it ("version 1" for "…-v1").
         for doc in self.resolved_documents(profile, state).await? {
             let name = resolve::versions(&format!(
