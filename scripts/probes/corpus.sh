@@ -20,7 +20,9 @@
 # (continuity.py); probe 17 two versions of a remote working policy and a travel and expenses
 # policy, HTML printed by LibreOffice Writer (remote.py); probe 18 a procurement policy with a
 # threshold table, a data breach procedure and two versions of a clean desk standard, HTML printed
-# by wkhtmltopdf (procurement.py; needs wkhtmltopdf and xvfb-run). Needs enscript, ghostscript, groff, shared-mime-info, dpkg-dev's docs and
+# by wkhtmltopdf (procurement.py; needs wkhtmltopdf and xvfb-run); probe 19 an incident severity
+# standard whose table reportlab's canvas draws column by column, a training policy with a Word
+# table (LibreOffice) and a visitor procedure printed by WeasyPrint (escalation.py). Needs enscript, ghostscript, groff, shared-mime-info, dpkg-dev's docs and
 # man-db's docs (the packages of a Debian 12 desktop), `apt-get download` of debian-faq,
 # harden-doc and debian-policy, and for probes 9 and 11 libreoffice-writer-nogui and the Python
 # packages python-docx and reportlab, and for probes 13 and 14 weasyprint and fpdf2.
@@ -29,7 +31,7 @@
 #   python3 ../shared/eval/score.py --questions scripts/probes/probe1.jsonl --results r.jsonl --corpus OUT/probe1
 set -euo pipefail
 out=${1:?usage: corpus.sh OUT}
-mkdir -p "$out"/probe1 "$out"/probe2 "$out"/probe3 "$out"/probe3-audits "$out"/probe4 "$out"/probe5 "$out"/probe6 "$out"/probe8 "$out"/probe9 "$out"/probe10 "$out"/probe11 "$out"/probe12 "$out"/probe13 "$out"/probe14 "$out"/probe15 "$out"/probe16 "$out"/probe17 "$out"/probe18
+mkdir -p "$out"/probe1 "$out"/probe2 "$out"/probe3 "$out"/probe3-audits "$out"/probe4 "$out"/probe5 "$out"/probe6 "$out"/probe8 "$out"/probe9 "$out"/probe10 "$out"/probe11 "$out"/probe12 "$out"/probe13 "$out"/probe14 "$out"/probe15 "$out"/probe16 "$out"/probe17 "$out"/probe18 "$out"/probe19
 licence() {  # licence NAME DIR: /usr/share/common-licenses/NAME -> DIR/NAME.pdf
   enscript -q -B -f Courier10 -p "/tmp/$1.ps" "/usr/share/common-licenses/$1"
   ps2pdf "/tmp/$1.ps" "$2/$1.pdf"
@@ -101,4 +103,9 @@ python3 "$here/procurement.py" "$w"
 for f in "$w"/*.html; do
   xvfb-run -a wkhtmltopdf -q --enable-local-file-access "$f" "$out/probe18/$(basename "$f" .html).pdf" >/dev/null 2>&1
 done
+rm -rf "$w"
+w=$(mktemp -d)
+python3 "$here/escalation.py" "$w"
+soffice --headless --convert-to pdf --outdir "$out/probe19" "$w"/*.docx >/dev/null 2>&1
+cp "$w"/*.pdf "$out/probe19/"
 rm -rf "$w"
