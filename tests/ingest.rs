@@ -146,7 +146,8 @@ async fn a_table_is_stored_row_by_row_and_its_rows_answer() {
     // far from "30 days"), and a row, looking like a title, was never quoted: "How long must
     // CCTV footage be retained?" was answered from other sentences of the page.
     let (t, p, _doc, page) = first_page_of("retention-schedule.pdf").await;
-    assert!(page.contains("CCTV footage 30 days Facilities"), "{page}");
+    // One row on a line, its cells apart by tabs.
+    assert!(page.contains("CCTV footage\t30 days\tFacilities"), "{page}");
     // The two columns of prose keep their reading order.
     let words = page.split_whitespace().collect::<Vec<_>>().join(" ");
     assert!(
@@ -156,8 +157,40 @@ async fn a_table_is_stored_row_by_row_and_its_rows_answer() {
     let citations = cited(&t, &p, "How long must CCTV footage be retained?").await;
     let quotes: Vec<&str> = citations.iter().map(|c| c.quote.as_str()).collect();
     assert!(
-        quotes.iter().any(|q| q.contains("CCTV footage 30 days")),
+        quotes.iter().any(|q| q.contains("CCTV footage\t30 days")),
         "{quotes:?}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_table_whose_cells_wrap_is_stored_row_by_row_and_a_row_answers_under_its_columns() {
+    // Regression: poppler's reading order gave a table with wrapped cells column by column
+    // (every berth class, then every fee), and its drawing order scrambles the wrapped cells,
+    // so no text held a class beside its fee. The page is now written from poppler's word
+    // boxes, one row on a line; a row is quoted whole and answers with the words of the first
+    // row, which names the columns ("Season fee").
+    let (t, p, _doc, page) = first_page_of("berth-fees.pdf").await;
+    assert!(
+        page.contains(
+            "Resident\t900 crowns for the season, paid before the first of April\tThe marina board, at its spring meeting"
+        ),
+        "{page}"
+    );
+    assert!(
+        page.contains("Berth class\tSeason fee\tWho allocates the berth"),
+        "{page}"
+    );
+    // Prose around the table keeps its lines.
+    assert!(
+        page.contains("A boat that leaves before the end of the season receives no refund."),
+        "{page}"
+    );
+    let citations = cited(&t, &p, "What is the season fee for a resident berth?").await;
+    assert!(
+        citations
+            .first()
+            .is_some_and(|c| c.quote.starts_with("Resident\t900 crowns")),
+        "{citations:?}"
     );
 }
 

@@ -1,6 +1,7 @@
 //! Ingestion of one PDF into pages and chunks.
 //!
-//! Owns: validation of the bytes, text extraction (`pdf`) in a separate process (`worker`), OCR
+//! Owns: validation of the bytes, text extraction (`pdf`, tables read row by row by `grid`) in
+//! a separate process (`worker`), OCR
 //! of scanned pages (`ocr`, in the same kind of process), clean-up (`text`), removal of running
 //! headers and footers (`furniture`) and chunking with
 //! page spans and headings (`chunk`). The result is plain data; the `library`
@@ -9,6 +10,7 @@
 
 pub mod chunk;
 pub mod furniture;
+pub mod grid;
 pub mod ocr;
 pub mod pdf;
 pub mod text;

@@ -5,9 +5,11 @@
 //! the app for OCR's renderer anyway): it places the words by their positions, as a PDF viewer
 //! shows them, where `pdf-extract` glues the words of PDFs that position each word instead of
 //! writing spaces ("hierarchyisdivided" in a groff manual) — quotes must be what a reader
-//! sees. A page whose content stream draws a table row by row, which `pdftotext`'s reading
-//! order splits into columns, is read in drawing order (`-raw`) when that holds the same words
-//! on far fewer lines. A page `pdftotext` leaves empty, or every page when it is missing or fails, is read
+//! sees. A page that holds a table is written from poppler's word boxes (`-bbox-layout`) with
+//! each row on a line (see `grid`): its reading order gives a table cell by cell, often down
+//! a column. Another page whose content stream draws rows of words that the reading order
+//! splits (a command's words set apart by wide spaces) is read in drawing order (`-raw`) when
+//! that holds the same words on far fewer lines. A page `pdftotext` leaves empty, or every page when it is missing or fails, is read
 //! with `pdf-extract`, falling back to lopdf's own text extraction for a page that panics,
 //! errors, or comes back suspiciously empty (pdf-extract silently drops the body text of some
 //! Ghostscript-made PDFs). Those pages are shared out among one scoped thread per core, each
@@ -144,17 +146,27 @@ const POPPLER_BASE_SECS: u64 = 10;
 /// second (it reads ~100): 1,500 pages get 310 s, 50 pages 20 s.
 const POPPLER_MIN_PAGES_PER_SEC: u64 = 5;
 
-/// Every page's text as `pdftotext` reads it (UTF-8, reading order), `None` when the program is
-/// missing, fails, runs over `secs` (it is then stopped, and the pages go to the built-in
-/// extractors), or does not return one text per page (`pages`).
-/// With `raw`, in the order the page's content stream draws the text (`pdftotext -raw`) instead
-/// of the reading order poppler works out.
-fn poppler_pages(bytes: &[u8], pages: usize, secs: u64, raw: bool) -> Option<Vec<String>> {
+/// What `pdftotext` is asked for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Poppler {
+    /// Plain text in reading order, a form feed after each page.
+    Text,
+    /// Plain text in the order the page's content stream draws it (`-raw`).
+    Drawn,
+    /// The XHTML of every word's box, in flows, blocks and lines (`-bbox-layout`).
+    Boxes,
+}
+
+/// `pdftotext`'s output for the whole file (UTF-8), `None` when the program is missing, fails
+/// or runs over `secs` (it is then stopped, and the pages go to the built-in extractors).
+fn poppler_run(bytes: &[u8], secs: u64, mode: Poppler) -> Option<String> {
     use std::io::{Read, Write};
     use std::process::{Command, Stdio};
     let mut args = vec!["-enc", "UTF-8", "-q"];
-    if raw {
-        args.push("-raw");
+    match mode {
+        Poppler::Text => {}
+        Poppler::Drawn => args.push("-raw"),
+        Poppler::Boxes => args.push("-bbox-layout"),
     }
     args.extend(["-", "-"]);
     let mut child = Command::new(PDFTOTEXT)
@@ -194,7 +206,14 @@ fn poppler_pages(bytes: &[u8], pages: usize, secs: u64, raw: bool) -> Option<Vec
     if !fed || !status?.success() {
         return None;
     }
-    let text = String::from_utf8_lossy(&out);
+    Some(String::from_utf8_lossy(&out).into_owned())
+}
+
+/// Every page's text as `pdftotext` reads it (reading order, or drawing order with
+/// [`Poppler::Drawn`]), `None` when it cannot be read (see [`poppler_run`]) or does not come as
+/// one text per page (`pages`).
+fn poppler_pages(bytes: &[u8], pages: usize, secs: u64, mode: Poppler) -> Option<Vec<String>> {
+    let text = poppler_run(bytes, secs, mode)?;
     // One form feed after each page.
     let mut texts: Vec<String> = text.split('\u{c}').map(str::to_owned).collect();
     if texts.last().is_some_and(|t| t.trim().is_empty()) && texts.len() == pages + 1 {
@@ -244,23 +263,42 @@ pub fn extract_with(bytes: &[u8], poppler_secs: u64) -> Result<Vec<RawPage>, Ing
         poppler_secs.min(POPPLER_BASE_SECS + pages.len() as u64 / POPPLER_MIN_PAGES_PER_SEC);
     let started = std::time::Instant::now();
     let poppler = (poppler_secs > 0)
-        .then(|| poppler_pages(bytes, pages.len(), budget, false))
+        .then(|| poppler_pages(bytes, pages.len(), budget, Poppler::Text))
         .flatten();
-    // The drawing-order reading gets what is left of the same budget, so poppler's two runs
-    // together never take longer than one was allowed to.
-    let left = budget.saturating_sub(started.elapsed().as_secs());
-    // A table's rows: poppler's reading order gives a table column by column ("Invoices,
-    // Payroll, CCTV footage" then "7 years, 6 years, 30 days"); the order the page draws its
-    // text in usually keeps each row on its line. A page whose drawing order holds the same
-    // words on far fewer lines is read in that order.
+    // The word boxes and the drawing order get what is left of the same budget, so poppler's
+    // runs together never take longer than one was allowed to. A page that holds a table is
+    // written from the word boxes, row by row (see `grid`). Else a page whose drawing order
+    // holds the same words on far fewer lines (a row of words set apart by wide spaces, which
+    // the reading order splits into one word per line) is read in that order ([`rows_kept`]).
+    let left = || budget.saturating_sub(started.elapsed().as_secs());
     let poppler = poppler.map(|mut texts| {
-        if let Some(raw) = (left > 0)
-            .then(|| poppler_pages(bytes, pages.len(), left, true))
+        // A tab is the cell separator of the rows written here, nothing else.
+        for text in &mut texts {
+            *text = text.replace(super::grid::CELL, " ");
+        }
+        let boxes = (left() > 0)
+            .then(|| poppler_run(bytes, left(), Poppler::Boxes))
+            .flatten()
+            .map(|xhtml| super::grid::parse(&xhtml))
+            .filter(|laid_out| laid_out.len() == texts.len());
+        let mut tabled = vec![false; texts.len()];
+        for ((text, page), done) in texts
+            .iter_mut()
+            .zip(boxes.iter().flatten())
+            .zip(&mut tabled)
+        {
+            if let Some(rows) = super::grid::page_text(page) {
+                *text = rows;
+                *done = true;
+            }
+        }
+        if let Some(drawn) = (left() > 0)
+            .then(|| poppler_pages(bytes, pages.len(), left(), Poppler::Drawn))
             .flatten()
         {
-            for (text, drawn) in texts.iter_mut().zip(raw) {
-                if rows_kept(text, &drawn) {
-                    *text = drawn;
+            for ((text, drawn), done) in texts.iter_mut().zip(drawn).zip(&tabled) {
+                if !done && rows_kept(text, &drawn) {
+                    *text = drawn.replace(super::grid::CELL, " ");
                 }
             }
         }
@@ -346,7 +384,7 @@ fn extract_page(doc: &Document, number: u32, page_id: pdf_extract::ObjectId) -> 
     let has_images = extractor == Extractor::None && page_has_images(doc, page_id);
     RawPage {
         number,
-        text,
+        text: text.replace(super::grid::CELL, " "),
         extractor,
         has_images,
     }

@@ -53,16 +53,24 @@ pub fn clean_page(raw: &str) -> String {
             '\u{FB04}' => s.push_str("ffl"),
             '\u{FB05}' | '\u{FB06}' => s.push_str("st"),
             '\r' | '\u{2028}' | '\u{2029}' | '\u{000C}' => s.push('\n'),
-            '\u{00A0}' | '\t' => s.push(' '),
+            '\u{00A0}' => s.push(' '),
+            // The cell separator of a table row (see `grid`), kept.
+            '\t' => s.push('\t'),
             c if c.is_control() && c != '\n' => s.push(' '),
             c => s.push(c),
         }
     }
-    // 2. Lines: trim, collapse inner runs of spaces, drop runs of blank lines to one.
+    // 2. Lines: trim, collapse inner runs of spaces (a table row keeps one tab between
+    // cells), drop runs of blank lines to one.
     let mut lines: Vec<String> = Vec::new();
     let mut blank = true;
     for line in s.split('\n') {
-        let collapsed = line.split_whitespace().collect::<Vec<_>>().join(" ");
+        let collapsed = line
+            .split('\t')
+            .map(|cell| cell.split_whitespace().collect::<Vec<_>>().join(" "))
+            .filter(|cell| !cell.is_empty())
+            .collect::<Vec<_>>()
+            .join("\t");
         if collapsed.is_empty() {
             if !blank {
                 lines.push(String::new());
@@ -144,8 +152,13 @@ mod tests {
     #[test]
     fn cleans_ligatures_whitespace_and_blank_runs() {
         assert_eq!(
-            clean_page("  ﬁnancial\t\tinstitutions \u{00AD}\n\n\n\nnext\u{0007}line  \n\n"),
+            clean_page("  ﬁnancial  institutions \u{00AD}\n\n\n\nnext\u{0007}line  \n\n"),
             "financial institutions\n\nnext line"
+        );
+        // A table row keeps one tab between its cells (see `grid`).
+        assert_eq!(
+            clean_page(" Dog  size \t\t Fee per night \t\n"),
+            "Dog size\tFee per night"
         );
     }
 

@@ -31,6 +31,21 @@ pub(super) struct Candidate {
     sentence: String,
     doc_char: u64,
     clause: audit::Clause,
+    /// For a row of a table, the row that names its columns: what the row's values are
+    /// (see `text::table_header`).
+    header: Option<String>,
+}
+
+impl Candidate {
+    /// The text compared with a statement: the sentence, after the names of its columns
+    /// when it is a table row ("Severity … First response" before "1 - Critical … Within 15
+    /// minutes").
+    fn compared(&self) -> String {
+        match &self.header {
+            Some(h) => format!("{h}\n{}", self.sentence),
+            None => self.sentence.clone(),
+        }
+    }
 }
 
 /// The audited text and where it came from.
@@ -142,6 +157,9 @@ impl Agent<'_> {
                 for h in &hits {
                     let e = evidence_of(h);
                     for sentence in text::sentences(&e.text) {
+                        let header = text::table_header(&e.text, sentence.start)
+                            .filter(|(at, _)| *at != sentence.start)
+                            .map(|(_, h)| h.to_owned());
                         for audit::RulePiece {
                             offset,
                             text: piece,
@@ -155,12 +173,16 @@ impl Agent<'_> {
                             {
                                 continue;
                             }
-                            if let Some(clause) = audit::clause(&reading) {
+                            if let Some(mut clause) = audit::clause(&reading) {
+                                if let Some(h) = &header {
+                                    clause.terms.extend(audit::terms(h));
+                                }
                                 found.push(Candidate {
                                     evidence: e.clone(),
                                     sentence: piece.to_owned(),
                                     doc_char,
                                     clause,
+                                    header: header.clone(),
                                 });
                             }
                         }
@@ -361,7 +383,7 @@ impl Agent<'_> {
                 continue;
             }
             let mut texts: Vec<String> = statements.iter().map(|s| s.text.clone()).collect();
-            texts.extend(candidates.iter().map(|c| c.sentence.clone()));
+            texts.extend(candidates.iter().map(|c| c.compared()));
             let vectors = embedder.embed(&texts).await?.vectors;
             let (sv, cv) = vectors.split_at(statements.len().min(vectors.len()));
             let mut flagged: HashMap<u64, (usize, f32)> = HashMap::new();

@@ -317,6 +317,9 @@ pub struct Candidate {
     stems: HashSet<String>,
     /// Its position among the passage's sentences (and the pieces of long ones).
     position: usize,
+    /// A row of a table under the row that names its columns: a statement whatever its
+    /// length ("Low\tEvery 36 months" under "Risk rating\tPeriodic review").
+    headed_row: bool,
 }
 
 /// The sentences of the evidence that could answer a question, in evidence order; headings and
@@ -337,8 +340,21 @@ pub fn candidates(evidence: &[Evidence]) -> Vec<Candidate> {
         let mut position = 0;
         let mut asked: Option<(HashSet<String>, usize)> = None;
         for s in sentences(&e.text) {
-            if (super::text::looks_like_heading(&s.text) || is_title_line(&e.text, &s))
-                && !is_table_row(&e.text, &s)
+            // A table row states its values against the names of its columns: the table's
+            // first row names them, and lends its words to every row below it. The first row
+            // itself states no value when rows follow it.
+            let row = super::text::is_row(&s.text);
+            let first = super::text::table_header(&e.text, s.start);
+            let header = first.filter(|(at, _)| *at != s.start).map(|(_, h)| h);
+            let names_columns = first.is_some_and(|(at, _)| at == s.start)
+                && e.text[s.end..]
+                    .strip_prefix('\n')
+                    .and_then(|rest| rest.lines().next())
+                    .is_some_and(super::text::is_row);
+            if names_columns
+                || (!row
+                    && (super::text::looks_like_heading(&s.text) || is_title_line(&e.text, &s))
+                    && !is_table_row(&e.text, &s))
             {
                 position += 1;
                 continue;
@@ -348,10 +364,11 @@ pub fn candidates(evidence: &[Evidence]) -> Vec<Candidate> {
                 position += 1;
                 continue;
             }
-            let inherited = match &asked {
+            let mut inherited = match &asked {
                 Some((words, left)) if *left > 0 => words.clone(),
                 _ => HashSet::new(),
             };
+            inherited.extend(header.map(stems).unwrap_or_default());
             for piece in pieces(&s, QUOTE_CHARS) {
                 let letters = piece.text.chars().filter(|c| c.is_alphabetic()).count();
                 if letters >= MIN_LETTERS {
@@ -367,6 +384,7 @@ pub fn candidates(evidence: &[Evidence]) -> Vec<Candidate> {
                         stems: own,
                         sentence: piece,
                         position,
+                        headed_row: header.is_some(),
                     });
                 }
                 position += 1;
@@ -608,7 +626,7 @@ pub fn signals(
                 rank: 1.0 - c.evidence as f32 / n_ev,
                 vector: e.vector_score,
                 similarity: similarity.get(i).copied().unwrap_or(0.0),
-                short: f32::from(u8::from(len < SHORT_CHARS)),
+                short: f32::from(u8::from(len < SHORT_CHARS && !c.headed_row)),
                 long: f32::from(u8::from(len > LONG_CHARS)),
             }
         })
@@ -1108,6 +1126,30 @@ mod tests {
         assert!(!row("Record type Period Owner"));
         let toc = "Contents\n4.2 Keeping badges 12\n4.3 Visitor photos 14\n";
         assert!(!sentences(toc).iter().any(|s| is_table_row(toc, s)));
+    }
+
+    #[test]
+    fn a_row_of_a_table_read_across_answers_with_the_names_of_its_columns() {
+        // Rows as ingestion writes them (cells apart by tabs): the first row names the columns.
+        let page = "Moorings are paid in advance.\n\nBerth class\tSeason fee\tWho allocates\nVisitor\t40 crowns a night\tHarbour office\nResident\t900 crowns\tMarina board\n\nKeys are returned at the end of the stay.";
+        let terms = question_terms("What is the season fee for a resident berth?", "");
+        let picked = pick(&terms, &[ev(page, 0)], 1);
+        assert_eq!(
+            picked.first().map(|p| p.sentence.text.as_str()),
+            Some("Resident\t900 crowns\tMarina board")
+        );
+        // The row that names the columns states no value and is no candidate; a passage cut
+        // from the middle of a table does not show its first row, so every row in it counts.
+        let cands = candidates(&[ev(page, 0)]);
+        assert!(
+            !cands
+                .iter()
+                .any(|c| c.sentence.text.starts_with("Berth class"))
+        );
+        assert!(cands.iter().any(|c| c.sentence.text.starts_with("Visitor")
+            && c.stems.contains(&crate::agent::rules::text::stem("fee"))));
+        let cut = "Visitor\t40 crowns a night\tHarbour office\nResident\t900 crowns\tMarina board";
+        assert_eq!(candidates(&[ev(cut, 0)]).len(), 2);
     }
 
     #[test]

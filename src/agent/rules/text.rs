@@ -72,10 +72,16 @@ pub fn sentences(passage: &str) -> Vec<Sentence> {
                 && (heading_like
                     || line.ends_with(['.', ':', ';'])
                     || !line.chars().any(char::is_alphabetic));
-            if bytes.get(i + 1) == Some(&b'\n') || (next_upper && heading_like) || bullet || clause
+            // A table row (cells apart by tabs, see `ingest::grid`) is a line of its own.
+            let row = is_row(line) || passage[i + 1..].lines().next().is_some_and(is_row);
+            if bytes.get(i + 1) == Some(&b'\n')
+                || (next_upper && heading_like)
+                || bullet
+                || clause
+                || row
             {
-                // A blank line, a short title line followed by a new sentence, a bullet or a
-                // numbered clause.
+                // A blank line, a short title line followed by a new sentence, a bullet, a
+                // numbered clause or a table row.
                 push(&mut out, start, i);
                 start = i + 1;
             }
@@ -104,6 +110,32 @@ pub fn sentences(passage: &str) -> Vec<Sentence> {
     }
     push(&mut out, start, bytes.len());
     out
+}
+
+/// Whether a line of stored page text is a row of a table: its cells apart by tabs, as
+/// ingestion writes a table it reads across (see `ingest::grid`).
+pub fn is_row(line: &str) -> bool {
+    line.contains('\t')
+}
+
+/// The first row of the table the row at `start` (the byte offset of its first character in
+/// `passage`) belongs to, with its offset: a table's first row names its columns. `None` when
+/// the passage does not show where the table starts (it begins with a row: a passage cut from
+/// the middle of a table) or `start` is no row.
+pub fn table_header(passage: &str, start: usize) -> Option<(usize, &str)> {
+    let line_at = |at: usize| passage[at..].lines().next().unwrap_or("");
+    if !is_row(line_at(start)) {
+        return None;
+    }
+    let mut first = start;
+    while first > 0 {
+        let before = passage[..first - 1].rfind('\n').map_or(0, |i| i + 1);
+        if !is_row(line_at(before)) {
+            return Some((first, line_at(first)));
+        }
+        first = before;
+    }
+    None
 }
 
 /// Whether a line stops where no heading or sentence can: on a function word ("… set out
@@ -672,6 +704,30 @@ mod tests {
                 "Fixing cosmetic issues is discouraged"
             ) < 0.2
         );
+    }
+
+    #[test]
+    fn a_table_row_is_a_sentence_and_its_table_s_first_row_is_found() {
+        let page = "Moorings are paid in advance.\n\nBerth class\tSeason fee\nVisitor\t40 crowns a night\nResident\t900 crowns\nKeys are returned at the end of the stay.";
+        let texts: Vec<String> = sentences(page).into_iter().map(|s| s.text).collect();
+        assert_eq!(
+            texts,
+            vec![
+                "Moorings are paid in advance.",
+                "Berth class\tSeason fee",
+                "Visitor\t40 crowns a night",
+                "Resident\t900 crowns",
+                "Keys are returned at the end of the stay.",
+            ]
+        );
+        let at = |t: &str| page.find(t).unwrap();
+        let header = Some((at("Berth class"), "Berth class\tSeason fee"));
+        assert_eq!(table_header(page, at("Resident")), header);
+        assert_eq!(table_header(page, at("Berth class")), header);
+        assert_eq!(table_header(page, at("Keys")), None);
+        // A passage that begins inside a table does not show its first row.
+        let cut = &page[at("Visitor")..];
+        assert_eq!(table_header(cut, cut.find("Resident").unwrap()), None);
     }
 
     #[test]
