@@ -31,6 +31,9 @@ pub enum Kind {
     Money,
     /// A number or a numeric code: a count, a percentage, a size, a mode ("1777").
     Number,
+    /// A length or a length of time ("how long"): a number, or a time bounded by an event
+    /// ("until the lease ends", "for the day of issue").
+    Extent,
 }
 
 impl Kind {
@@ -41,6 +44,7 @@ impl Kind {
             Self::Frequency => "a frequency",
             Self::Money => "an amount of money",
             Self::Number => "a number",
+            Self::Extent => "a length or a duration",
         }
     }
 }
@@ -94,6 +98,9 @@ impl Asks {
     /// a number about something else ("only one package may …") does not answer "how many
     /// reviewers". Durations, frequencies and amounts carry their own units.
     pub fn answered_by(&self, kind: Kind, sentence: &str) -> bool {
+        if kind == Kind::Extent {
+            return matches(&BOUNDED_TIME, sentence) || self.answered_by(Kind::Number, sentence);
+        }
         if kind != Kind::Number || self.nouns.is_empty() {
             return holds(kind, sentence);
         }
@@ -139,7 +146,9 @@ impl Asks {
         // A number asked in a unit is met only by a number in that unit.
         let measured = !self.units.is_empty();
         self.values.iter().copied().find(|k| {
-            if *k == Kind::Number && measured {
+            if *k == Kind::Extent && matches(&BOUNDED_TIME, text) {
+                false
+            } else if matches!(k, Kind::Number | Kind::Extent) && measured {
                 !self.units.iter().all(|u| holds_in(u, text))
             } else {
                 !holds(*k, text)
@@ -192,7 +201,7 @@ pub fn asks(question: &str) -> Asks {
         }
         match kind_of(part) {
             Some(k) => {
-                if k == Kind::Number {
+                if matches!(k, Kind::Number | Kind::Extent) {
                     out.units.extend(unit_named(part));
                     out.nouns.extend(value_noun(part));
                 }
@@ -228,8 +237,8 @@ fn kind_of(ask: &str) -> Option<Kind> {
     match wh.as_str() {
         "how" => match word(0) {
             "often" | "frequently" => Some(Kind::Frequency),
-            // "How long" asks for a time or a length: a number either way.
-            "long" => Some(Kind::Number),
+            // "How long" asks for a time or a length: a number, or a time an event bounds.
+            "long" => Some(Kind::Extent),
             "many" => Some(
                 if rest.iter().skip(1).take(3).any(|w| matches(&TIME_UNIT, w)) {
                     Kind::Duration
@@ -385,6 +394,13 @@ static MONEY_A: Pattern = LazyLock::new(|| {
         words = lexicon::CURRENCY_WORDS
     ))
 });
+/// A time bounded by an event rather than counted: "until the dispute is settled", "for the
+/// day of issue", "for the life of the account", "throughout the visit".
+static BOUNDED_TIME: Pattern = LazyLock::new(|| {
+    regex(
+        r"(?i)\b(until|till|as long as|throughout|for the (?:whole |entire |full )?(?:day|week|month|year|duration|life|lifetime|term|length) of)\b",
+    )
+});
 /// A number written as digits or words; a dotted clause number ("4.2.1") is a reference, not
 /// a value, and is skipped by [`holds`].
 static NUMBER_A: Pattern = LazyLock::new(|| {
@@ -421,6 +437,7 @@ pub fn holds(kind: Kind, text: &str) -> bool {
             re.find_iter(text)
                 .any(|m| m.as_str().matches('.').count() < 2)
         }),
+        Kind::Extent => holds(Kind::Number, text) || matches(&BOUNDED_TIME, text),
     }
 }
 
@@ -454,6 +471,7 @@ mod tests {
             &FREQUENCY_A,
             &MONEY_A,
             &NUMBER_A,
+            &BOUNDED_TIME,
         ]));
     }
 
@@ -483,14 +501,28 @@ mod tests {
             kinds("How many members form a quorum of the board?"),
             (vec![Kind::Number], 0)
         );
-        // A time or a length: a number either way.
+        // A time or a length: a number, or a time an event bounds.
         assert_eq!(
             kinds("For a lease in Ontario, how long is the notice period?"),
-            (vec![Kind::Number], 0)
+            (vec![Kind::Extent], 0)
         );
         assert_eq!(
             kinds("How long may a fishing rod be on the pier?"),
-            (vec![Kind::Number], 0)
+            (vec![Kind::Extent], 0)
+        );
+        let pass = asks("How long does a gym day pass last?");
+        assert_eq!(
+            pass.unmet("A day pass is good for the day of purchase only."),
+            None
+        );
+        assert_eq!(
+            pass.unmet("Lockers stay closed until the member returns."),
+            None
+        );
+        assert_eq!(pass.unmet("A day pass lasts 24 hours."), None);
+        assert_eq!(
+            pass.unmet("Day passes are sold at the front desk."),
+            Some(Kind::Extent)
         );
     }
 
