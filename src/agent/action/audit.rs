@@ -413,13 +413,20 @@ impl Agent<'_> {
                 // The bound that governs a number of the statement is the one in the clause
                 // closest to it among those that measure the same thing ("submit the return
                 // within 14 days", not "notify the supervisor within 2 business days"; a
-                // recurrence by the clause that sets a recurrence).
-                let governing = |dims: &[&audit::Dimension]| {
+                // recurrence by the clause that sets a recurrence). Rows of one table differ by
+                // their case ("1 - Critical", "4 - Low"), which similarity hardly weighs: a row
+                // that shares fewer of the statement's words than `row` does is not closer to
+                // it than `row` whatever its similarity.
+                let governing = |dims: &[&audit::Dimension], row: &Candidate| {
+                    let own = |c: &Candidate| audit::shared(&s.terms, &audit::terms(&c.sentence));
                     candidates
                         .iter()
                         .zip(&sims)
                         .filter(|(c, _)| {
                             c.clause.bounds.iter().any(|b| dims.contains(&&b.dimension))
+                        })
+                        .filter(|(c, _)| {
+                            row.header.is_none() || c.header != row.header || own(c) >= own(row)
                         })
                         .map(|(_, sim)| *sim)
                         .fold(0.0f32, f32::max)
@@ -442,7 +449,7 @@ impl Agent<'_> {
                     match audit::check(s, &c.clause, sim) {
                         Some(conflict)
                             if conflict.rule == AuditRule::OutOfRange
-                                && sim < governing(&audit::measured_alike(s, &c.clause)) => {}
+                                && sim < governing(&audit::measured_alike(s, &c.clause), c) => {}
                         Some(conflict) if sim + 0.05 >= permitted(&c.clause) => {
                             mine.push((ci, conflict, sim));
                         }
