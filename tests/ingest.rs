@@ -172,12 +172,12 @@ async fn a_table_whose_cells_wrap_is_stored_row_by_row_and_a_row_answers_under_i
     let (t, p, _doc, page) = first_page_of("berth-fees.pdf").await;
     assert!(
         page.contains(
-            "Resident\t900 crowns for the season, paid before the first of April\tThe marina board, at its spring meeting"
+            "Resident\t900 crowns for the season, paid before the first of April\tThe marina board, at its spring meeting\tAt least 30 days"
         ),
         "{page}"
     );
     assert!(
-        page.contains("Berth class\tSeason fee\tWho allocates the berth"),
+        page.contains("Berth class\tSeason fee\tWho allocates the berth\tNotice of leaving"),
         "{page}"
     );
     // Prose around the table keeps its lines.
@@ -363,4 +363,42 @@ async fn progress_reports_every_stage_and_cancel_leaves_nothing() {
         .unwrap()
         .collect();
     assert!(files.is_empty(), "stored files left: {files:?}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_audit_holds_a_statement_to_the_table_row_of_its_case_not_the_most_similar_row() {
+    // Regression: the rows of a table differ by their case ("Commercial", "Visitor"), which
+    // embedding similarity hardly weighs; "a commercial berth holder gives 45 days" was held
+    // to the closest-looking row and came back compliant, though its own row asks 60.
+    use policypal::agent::types::{Action, AskRequest, AuditStatus};
+    let (t, p, doc, _) = first_page_of("berth-fees.pdf").await;
+    let agent = policypal::agent::Agent::new(&t.lib).without_cache();
+    let turn = crate::common::ask_ok(
+        &agent,
+        &p,
+        AskRequest {
+            text: "Check this note against the berth rules.\n\nA commercial berth holder gives 45 days of notice before leaving. Visitors pay 40 crowns a night.".into(),
+            documents: vec![doc.id.clone()],
+            action: Some(Action::Audit),
+            ..Default::default()
+        },
+    )
+    .await;
+    let report = turn.answer.audit.clone().expect("an audit report");
+    assert_eq!(
+        report.overall_status,
+        AuditStatus::MajorViolations,
+        "{}",
+        turn.answer.text
+    );
+    assert!(
+        report
+            .findings
+            .iter()
+            .any(|f| f.target.quote.starts_with("Commercial\t")
+                && f.target.quote.contains("60 days")),
+        "{}",
+        turn.answer.text
+    );
+    assert_eq!(report.findings.len(), 1, "{}", turn.answer.text);
 }
