@@ -140,6 +140,69 @@ pub fn is_removal(word: &str) -> bool {
         .any(|r| word.starts_with(r) && word.len() <= r.len() + 4)
 }
 
+/// Kinds of organisation a question can ask to be named ("Which bank …", "What insurer …"):
+/// the answer is a name, which a text writes with a capital. Singular; a plural is read by
+/// its "s". Bodies that regulations name by a defined term ("the Regulator") are left out.
+pub const ORGANISATIONS: [&str; 16] = [
+    "airline",
+    "auditor",
+    "bank",
+    "broker",
+    "carrier",
+    "company",
+    "consultancy",
+    "courier",
+    "custodian",
+    "firm",
+    "hotel",
+    "insurer",
+    "manufacturer",
+    "provider",
+    "supplier",
+    "vendor",
+];
+
+/// Whether `word` (lower case) is one of [`ORGANISATIONS`], singular or plural ("companies").
+pub fn is_organisation(word: &str) -> bool {
+    let singular = word
+        .strip_suffix("ies")
+        .map(|s| format!("{s}y"))
+        .or_else(|| word.strip_suffix('s').map(str::to_owned))
+        .unwrap_or_else(|| word.to_owned());
+    ORGANISATIONS.contains(&word) || ORGANISATIONS.contains(&singular.as_str())
+}
+
+/// Words English writes with a capital that name no party: the months and the days of the
+/// week ("by 31 March", "every Friday").
+pub const CALENDAR_NAMES: [&str; 19] = [
+    "January",
+    "February",
+    "March",
+    "April",
+    "May",
+    "June",
+    "July",
+    "August",
+    "September",
+    "October",
+    "November",
+    "December",
+    "Monday",
+    "Tuesday",
+    "Wednesday",
+    "Thursday",
+    "Friday",
+    "Saturday",
+    "Sunday",
+];
+
+/// Auxiliaries and modals that open a verb phrase ("Which bank *is* used", "Which firm *must*
+/// audit …").
+pub const AUXILIARIES: [&str; 16] = [
+    "is", "are", "was", "were", "do", "does", "did", "has", "have", "had", "must", "may", "should",
+    "can", "will", "shall",
+];
+
 /// Modal phrases of obligation and permission, longest first so that "must not" is read before
 /// "must".
 pub const MODALS: [&str; 9] = [

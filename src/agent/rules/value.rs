@@ -34,6 +34,9 @@ pub enum Kind {
     /// A length or a length of time ("how long"): a number, or a time bounded by an event
     /// ("until the lease ends", "for the day of issue").
     Extent,
+    /// A named party ("Which bank …", "What insurer …"): a name, written with a capital
+    /// inside a sentence ("Harbour Mutual", "KPMG").
+    Name,
 }
 
 impl Kind {
@@ -45,6 +48,7 @@ impl Kind {
             Self::Money => "an amount of money",
             Self::Number => "a number",
             Self::Extent => "a length or a duration",
+            Self::Name => "a name",
         }
     }
 }
@@ -234,6 +238,19 @@ fn interrogative(ask: &str) -> Option<(String, Vec<String>)> {
 fn kind_of(ask: &str) -> Option<Kind> {
     let (wh, rest) = interrogative(ask)?;
     let word = |i: usize| rest.get(i).map_or("", String::as_str);
+    // "Which bank holds …", "What insurer covers …", "Which firms are …": the organisation
+    // heads the subject when a verb follows it (an auxiliary, or a verb in -s that no
+    // auxiliary follows, as a plural noun would be: "Which bank accounts are …").
+    if matches!(wh.as_str(), "which" | "what") && lexicon::is_organisation(word(0)) {
+        let verb = lexicon::AUXILIARIES.contains(&word(1))
+            || (word(1).len() > 3
+                && word(1).ends_with('s')
+                && !word(1).ends_with("ss")
+                && !lexicon::AUXILIARIES.contains(&word(2)));
+        if verb {
+            return Some(Kind::Name);
+        }
+    }
     match wh.as_str() {
         "how" => match word(0) {
             "often" | "frequently" => Some(Kind::Frequency),
@@ -394,6 +411,25 @@ static MONEY_A: Pattern = LazyLock::new(|| {
         words = lexicon::CURRENCY_WORDS
     ))
 });
+/// Whether a text writes a name: a word with a capital that does not open a sentence, a
+/// table cell or a list item ("paid to Harbour Mutual", "audited by KPMG"). "I", months and
+/// days of the week are no names.
+fn names_a_party(text: &str) -> bool {
+    super::text::sentences(text).iter().any(|s| {
+        s.text.split('\t').any(|cell| {
+            cell.split_whitespace()
+                .map(|w| w.trim_matches(|c: char| !c.is_alphanumeric()))
+                .filter(|w| !w.is_empty())
+                .skip(1)
+                .any(|w| {
+                    w != "I"
+                        && w.starts_with(char::is_uppercase)
+                        && !lexicon::CALENDAR_NAMES.contains(&w)
+                })
+        })
+    })
+}
+
 /// A time bounded by an event rather than counted: "until the dispute is settled", "for the
 /// day of issue", "for the life of the account", "throughout the visit".
 static BOUNDED_TIME: Pattern = LazyLock::new(|| {
@@ -438,6 +474,7 @@ pub fn holds(kind: Kind, text: &str) -> bool {
                 .any(|m| m.as_str().matches('.').count() < 2)
         }),
         Kind::Extent => holds(Kind::Number, text) || matches(&BOUNDED_TIME, text),
+        Kind::Name => names_a_party(text),
     }
 }
 
@@ -509,6 +546,31 @@ mod tests {
         assert_eq!(
             kinds("How long may a fishing rod be on the pier?"),
             (vec![Kind::Extent], 0)
+        );
+        // Which organisation: a name.
+        assert_eq!(
+            kinds("Which courier delivers the archive boxes?"),
+            (vec![Kind::Name], 0)
+        );
+        assert_eq!(kinds("What auditor is appointed?"), (vec![Kind::Name], 0));
+        // A plural noun after it is the head, not a verb: no name is asked.
+        assert_eq!(
+            kinds("Which bank accounts are reconciled monthly?"),
+            (vec![], 1)
+        );
+        let courier = asks("Which courier delivers the archive boxes?");
+        assert_eq!(
+            courier.unmet("Archive boxes are collected by courier every Friday."),
+            Some(Kind::Name)
+        );
+        assert_eq!(
+            courier.unmet("Archive boxes are collected by Nordic Express every Friday."),
+            None
+        );
+        // A capital that opens a sentence, a cell or an item names nothing.
+        assert_eq!(
+            courier.unmet("Boxes are sealed. Couriers collect them.\tWeekly"),
+            Some(Kind::Name)
         );
         let pass = asks("How long does a gym day pass last?");
         assert_eq!(
