@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { markCitations, renderAnswer, stripSources } from "./markdown";
+import { markCitations, renderAnswer, showCells, stripSources } from "./markdown";
 import type { Citation } from "./ipc";
 
 const cite = (title: string, version: string, page: number): Citation => ({
@@ -50,6 +50,14 @@ describe("renderAnswer", () => {
     const markers = [...div.querySelectorAll("button.cite")].map((b) => b.getAttribute("data-cite"));
     expect(markers).toEqual(["0", "1"]);
     expect(div.textContent).not.toContain("Sources:");
+  });
+
+  it("shows the cells of a quoted table row apart", () => {
+    expect(showCells("Resident\t900 crowns\tThe marina board")).toBe("Resident │ 900 crowns │ The marina board");
+    const div = document.createElement("div");
+    div.innerHTML = renderAnswer("“Visitor\t40 crowns a night” (📄 Berth Rules, p. 1)", [cite("Berth Rules", "", 1)]);
+    expect(div.textContent).toContain("Visitor │ 40 crowns a night");
+    expect(div.querySelectorAll("button.cite").length).toBe(1);
   });
 
   it("maps [n] markers only to existing citations", () => {

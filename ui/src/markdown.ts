@@ -29,6 +29,14 @@ const marked = new Marked({
   },
 });
 
+/**
+ * A quoted table row for the eye: the core keeps a row's cells apart by tabs (they are the
+ * stored, verified text); the window shows them apart by a thin rule.
+ */
+export function showCells(text: string): string {
+  return text.replace(/[ ]*\t[ ]*/g, " │ ");
+}
+
 /** Splits the answer body from the Sources block the core appends (the UI lists sources itself). */
 export function stripSources(text: string): string {
   const i = text.indexOf("\n\n**Sources:**");
@@ -57,7 +65,7 @@ export function markCitations(text: string, citations: Citation[]): string {
 
 /** Safe HTML for an answer. */
 export function renderAnswer(text: string, citations: Citation[] = []): string {
-  const body = markCitations(stripSources(text), citations);
+  const body = markCitations(showCells(stripSources(text)), citations);
   let html = marked.parse(body, { async: false }) as string;
   html = html.replace(/\u2063CITE(\d+)\u2063/g, (_, i: string) => {
     const n = Number(i);

@@ -2,6 +2,7 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import { api, type Conversation } from "../ipc";
 import { useToast } from "../toast";
+import { showCells } from "../markdown";
 
 export function relativeTime(iso: string, now = Date.now()): string {
   const t = Date.parse(iso);
@@ -95,7 +96,7 @@ function ThreadRow({ c, active, onOpen }: { c: Conversation; active: boolean; on
             <span className="truncate text-sm font-medium text-slate-800">{c.title || "Untitled"}</span>
             <span className="ml-auto shrink-0 text-xs text-slate-400">{relativeTime(c.updated_at)}</span>
           </div>
-          {c.preview && <div className="truncate text-xs text-slate-500">{c.preview}</div>}
+          {c.preview && <div className="truncate text-xs text-slate-500">{showCells(c.preview)}</div>}
           {c.archived && <div className="text-xs text-amber-700">Archived</div>}
         </button>
       )}

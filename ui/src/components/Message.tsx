@@ -1,6 +1,6 @@
 import { useMemo, useState } from "react";
 import { copyText, type AuditReport, type ChoiceOption, type Citation, type Confidence, type Severity, type Status, type Usage } from "../ipc";
-import { renderAnswer } from "../markdown";
+import { renderAnswer, showCells } from "../markdown";
 import { docLabel } from "./DocumentsTab";
 
 export type AssistantView = {
@@ -164,7 +164,7 @@ export function AssistantMessage(props: {
                 ? `🌐 ${m.citations[hover.i].title} · ${m.citations[hover.i].url ?? ""}`
                 : `${docLabel(m.citations[hover.i])} · page ${m.citations[hover.i].page}`}
             </div>
-            <div className="mt-1 text-slate-600">“{m.citations[hover.i].quote}”</div>
+            <div className="mt-1 text-slate-600">“{showCells(m.citations[hover.i].quote)}”</div>
           </div>
         )}
         {m.options.length > 0 && (

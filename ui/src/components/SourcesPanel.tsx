@@ -1,5 +1,6 @@
 import { useEffect, useRef, useState } from "react";
 import { api, type Citation } from "../ipc";
+import { showCells } from "../markdown";
 import { useToast } from "../toast";
 import { docLabel } from "./DocumentsTab";
 import { PageView } from "./PageView";
@@ -60,7 +61,7 @@ export function SourcesPanel({ open, onToggle, state }: { open: boolean; onToggl
                     </span>
                   )}
                 </figcaption>
-                <blockquote className="text-slate-700">“{c.quote}”</blockquote>
+                <blockquote className="text-slate-700">“{showCells(c.quote)}”</blockquote>
                 <div className="mt-1.5 flex gap-3 text-xs">
                   <button className="text-blue-700 hover:underline" onClick={() => setViewing(c)}>
                     View page
