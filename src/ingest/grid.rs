@@ -367,7 +367,7 @@ fn aligned(lines: &[Line], region: &[&[usize]], cols: &[(f32, f32)]) -> bool {
         let starts: Vec<f32> = body(lines, region)
             .iter()
             .flat_map(|b| b.iter().map(|&i| &lines[i]))
-            .filter(|l| l.x0 >= cols[c].0 - 1.0 && cols.get(c + 1).is_none_or(|n| l.x0 < n.0 - 1.0))
+            .filter(|l| column_of(cols, l) == c)
             .map(|l| l.x0)
             .collect();
         let lo = starts.iter().copied().fold(f32::MAX, f32::min);
@@ -379,18 +379,13 @@ fn aligned(lines: &[Line], region: &[&[usize]], cols: &[(f32, f32)]) -> bool {
 /// Whether two columns or more hold a letter or digit: a column of bullets, asterisks or
 /// rules ("•", "*", "|") beside the text is decoration, not a column of a table.
 fn worded(lines: &[Line], region: &[&[usize]], cols: &[(f32, f32)]) -> bool {
-    let column = |l: &Line| {
-        cols.iter()
-            .rposition(|&(x0, _)| x0 - 1.0 <= l.x0)
-            .unwrap_or(0)
-    };
     let mut worded = vec![false; cols.len()];
     for l in body(lines, region)
         .iter()
         .flat_map(|b| b.iter().map(|&i| &lines[i]))
     {
         if l.text.chars().any(char::is_alphanumeric) {
-            worded[column(l)] = true;
+            worded[column_of(cols, l)] = true;
         }
     }
     worded.iter().filter(|w| **w).count() >= 2
@@ -403,6 +398,13 @@ fn contents(lines: &[Line], region: &[&[usize]]) -> bool {
         .iter()
         .flat_map(|b| b.iter())
         .any(|&i| lines[i].text.contains(". . .") || lines[i].text.contains("...."))
+}
+
+/// The column a line starts in: the last whose left edge is at or before the line's.
+fn column_of(cols: &[(f32, f32)], l: &Line) -> usize {
+    cols.iter()
+        .rposition(|&(x0, _)| x0 - 1.0 <= l.x0)
+        .unwrap_or(0)
 }
 
 /// How far apart, in points, the left edges of one column's lines may be.
@@ -421,11 +423,7 @@ fn rows(lines: &[Line], region: &[&[usize]], cols: &[(f32, f32)]) -> Vec<Vec<Str
     let smallest = pitches.iter().copied().fold(f32::MAX, f32::min);
     let largest = pitches.iter().copied().fold(0.0, f32::max);
     let spaced = largest > ROW_GAP * smallest;
-    let column = |l: &Line| {
-        cols.iter()
-            .rposition(|&(x0, _)| x0 - 1.0 <= l.x0)
-            .unwrap_or(0)
-    };
+    let column = |l: &Line| column_of(cols, l);
     let mut rows: Vec<Vec<Vec<&str>>> = Vec::new();
     for (k, band) in region.iter().enumerate() {
         let opens = if spaced {
