@@ -141,8 +141,9 @@ pub fn is_removal(word: &str) -> bool {
 }
 
 /// Kinds of organisation a question can ask to be named ("Which bank …", "What insurer …"):
-/// the answer is a name, which a text writes with a capital. Singular; a plural is read by
-/// its "s". Bodies that regulations name by a defined term ("the Regulator") are left out.
+/// the answer is a name, which a text writes with a capital. Singular only: "Which suppliers
+/// are …" asks for a kind of supplier, not a name. Bodies that regulations name by a defined
+/// term ("the Regulator") are left out.
 pub const ORGANISATIONS: [&str; 16] = [
     "airline",
     "auditor",
@@ -161,16 +162,6 @@ pub const ORGANISATIONS: [&str; 16] = [
     "supplier",
     "vendor",
 ];
-
-/// Whether `word` (lower case) is one of [`ORGANISATIONS`], singular or plural ("companies").
-pub fn is_organisation(word: &str) -> bool {
-    let singular = word
-        .strip_suffix("ies")
-        .map(|s| format!("{s}y"))
-        .or_else(|| word.strip_suffix('s').map(str::to_owned))
-        .unwrap_or_else(|| word.to_owned());
-    ORGANISATIONS.contains(&word) || ORGANISATIONS.contains(&singular.as_str())
-}
 
 /// Words English writes with a capital that name no party: the months and the days of the
 /// week ("by 31 March", "every Friday").

@@ -238,10 +238,10 @@ fn interrogative(ask: &str) -> Option<(String, Vec<String>)> {
 fn kind_of(ask: &str) -> Option<Kind> {
     let (wh, rest) = interrogative(ask)?;
     let word = |i: usize| rest.get(i).map_or("", String::as_str);
-    // "Which bank holds …", "What insurer covers …", "Which firms are …": the organisation
-    // heads the subject when a verb follows it (an auxiliary, or a verb in -s that no
-    // auxiliary follows, as a plural noun would be: "Which bank accounts are …").
-    if matches!(wh.as_str(), "which" | "what") && lexicon::is_organisation(word(0)) {
+    // "Which bank holds …", "What insurer is …": the organisation heads the subject when a
+    // verb follows it (an auxiliary, or a verb in -s that no auxiliary follows, as a plural
+    // noun would be: "Which bank accounts are …").
+    if matches!(wh.as_str(), "which" | "what") && lexicon::ORGANISATIONS.contains(&word(0)) {
         let verb = lexicon::AUXILIARIES.contains(&word(1))
             || (word(1).len() > 3
                 && word(1).ends_with('s')
@@ -553,7 +553,9 @@ mod tests {
             (vec![Kind::Name], 0)
         );
         assert_eq!(kinds("What auditor is appointed?"), (vec![Kind::Name], 0));
-        // A plural noun after it is the head, not a verb: no name is asked.
+        // A plural noun after it is the head, not a verb, and a plural organisation asks for
+        // a kind of it: no name is asked.
+        assert_eq!(kinds("Which suppliers are critical?"), (vec![], 1));
         assert_eq!(
             kinds("Which bank accounts are reconciled monthly?"),
             (vec![], 1)
