@@ -707,6 +707,15 @@ mod tests {
     }
 
     #[test]
+    fn a_quote_of_a_table_row_written_with_spaces_is_found_on_its_page() {
+        // A model, or a user, writes a row's cells apart by spaces; the page keeps its tabs.
+        let page =
+            "Berth class\tSeason fee\nResident\t900 crowns for the season\nKeys are returned.";
+        let (start, end) = find_quote(page, "Resident 900 crowns for the season").unwrap();
+        assert_eq!(&page[start..end], "Resident\t900 crowns for the season");
+    }
+
+    #[test]
     fn a_table_row_is_a_sentence_and_its_table_s_first_row_is_found() {
         let page = "Moorings are paid in advance.\n\nBerth class\tSeason fee\nVisitor\t40 crowns a night\nResident\t900 crowns\nKeys are returned at the end of the stay.";
         let texts: Vec<String> = sentences(page).into_iter().map(|s| s.text).collect();
