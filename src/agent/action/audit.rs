@@ -7,7 +7,7 @@
 //! Markdown; the pass with a model is [`super::audit_model`]. Must not: flag a
 //! conflict that no rule or verified model finding supports, or cite an unverified quote.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use crate::Error;
 use crate::agent::evidence::{evidence_of, label, refusal};
@@ -34,6 +34,9 @@ pub(super) struct Candidate {
     /// For a row of a table, the row that names its columns: what the row's values are
     /// (see `text::table_header`).
     header: Option<String>,
+    /// For such a row, the terms of the row itself (its case: "1 - Critical"), without its
+    /// header's; empty for any other sentence.
+    row_terms: HashSet<String>,
 }
 
 impl Candidate {
@@ -182,6 +185,11 @@ impl Agent<'_> {
                                     sentence: piece.to_owned(),
                                     doc_char,
                                     clause,
+                                    row_terms: if header.is_some() {
+                                        audit::terms(piece)
+                                    } else {
+                                        HashSet::new()
+                                    },
                                     header: header.clone(),
                                 });
                             }
@@ -418,7 +426,7 @@ impl Agent<'_> {
                 // that shares fewer of the statement's words than `row` does is not closer to
                 // it than `row` whatever its similarity.
                 let governing = |dims: &[&audit::Dimension], row: &Candidate| {
-                    let own = |c: &Candidate| audit::shared(&s.terms, &audit::terms(&c.sentence));
+                    let own = |c: &Candidate| audit::shared(&s.terms, &c.row_terms);
                     candidates
                         .iter()
                         .zip(&sims)

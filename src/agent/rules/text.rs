@@ -115,7 +115,7 @@ pub fn sentences(passage: &str) -> Vec<Sentence> {
 /// Whether a line of stored page text is a row of a table: its cells apart by tabs, as
 /// ingestion writes a table it reads across (see `ingest::grid`).
 pub fn is_row(line: &str) -> bool {
-    line.contains('\t')
+    line.contains(crate::ingest::grid::CELL)
 }
 
 /// The first row of the table the row at `start` (the byte offset of its first character in

@@ -416,7 +416,7 @@ static MONEY_A: Pattern = LazyLock::new(|| {
 /// days of the week are no names.
 fn names_a_party(text: &str) -> bool {
     super::text::sentences(text).iter().any(|s| {
-        s.text.split('\t').any(|cell| {
+        s.text.split(crate::ingest::grid::CELL).any(|cell| {
             cell.split_whitespace()
                 .map(|w| w.trim_matches(|c: char| !c.is_alphanumeric()))
                 .filter(|w| !w.is_empty())
