@@ -678,7 +678,7 @@ mod tests {
             doc("g", "marina-berthing-code-v2"),
         ];
         assert_eq!(
-            version_siblings("And what did version 1 say?", &[&marina[1]], &marina),
+            version_siblings("How about version 1?", &[&marina[1]], &marina),
             ["f"]
         );
     }
