@@ -22,7 +22,10 @@
 # threshold table, a data breach procedure and two versions of a clean desk standard, HTML printed
 # by wkhtmltopdf (procurement.py; needs wkhtmltopdf and xvfb-run); probe 19 an incident severity
 # standard whose table reportlab's canvas draws column by column, a training policy with a Word
-# table (LibreOffice) and a visitor procedure printed by WeasyPrint (escalation.py). Needs enscript, ghostscript, groff, shared-mime-info, dpkg-dev's docs and
+# table (LibreOffice) and a visitor procedure printed by WeasyPrint (escalation.py); probe 20 a
+# records retention schedule whose Word table runs over three pages without repeating its
+# header (LibreOffice), an information security policy of numbered clauses and two versions of
+# an authentication standard typeset with groff -ms (records.py). Needs enscript, ghostscript, groff, shared-mime-info, dpkg-dev's docs and
 # man-db's docs (the packages of a Debian 12 desktop), `apt-get download` of debian-faq,
 # harden-doc and debian-policy, and for probes 9 and 11 libreoffice-writer-nogui and the Python
 # packages python-docx and reportlab, and for probes 13 and 14 weasyprint and fpdf2.
@@ -31,7 +34,7 @@
 #   python3 ../shared/eval/score.py --questions scripts/probes/probe1.jsonl --results r.jsonl --corpus OUT/probe1
 set -euo pipefail
 out=${1:?usage: corpus.sh OUT}
-mkdir -p "$out"/probe1 "$out"/probe2 "$out"/probe3 "$out"/probe3-audits "$out"/probe4 "$out"/probe5 "$out"/probe6 "$out"/probe8 "$out"/probe9 "$out"/probe10 "$out"/probe11 "$out"/probe12 "$out"/probe13 "$out"/probe14 "$out"/probe15 "$out"/probe16 "$out"/probe17 "$out"/probe18 "$out"/probe19
+mkdir -p "$out"/probe1 "$out"/probe2 "$out"/probe3 "$out"/probe3-audits "$out"/probe4 "$out"/probe5 "$out"/probe6 "$out"/probe8 "$out"/probe9 "$out"/probe10 "$out"/probe11 "$out"/probe12 "$out"/probe13 "$out"/probe14 "$out"/probe15 "$out"/probe16 "$out"/probe17 "$out"/probe18 "$out"/probe19 "$out"/probe20
 licence() {  # licence NAME DIR: /usr/share/common-licenses/NAME -> DIR/NAME.pdf
   enscript -q -B -f Courier10 -p "/tmp/$1.ps" "/usr/share/common-licenses/$1"
   ps2pdf "/tmp/$1.ps" "$2/$1.pdf"
@@ -108,4 +111,12 @@ w=$(mktemp -d)
 python3 "$here/escalation.py" "$w"
 soffice --headless --convert-to pdf --outdir "$out/probe19" "$w"/*.docx >/dev/null 2>&1
 cp "$w"/*.pdf "$out/probe19/"
+rm -rf "$w"
+w=$(mktemp -d)
+python3 "$here/records.py" "$w"
+soffice --headless --convert-to pdf --outdir "$out/probe20" "$w"/*.docx >/dev/null 2>&1
+for f in "$w"/*.ms; do
+  groff -ms -Tps "$f" > "$w/t.ps" 2>/dev/null
+  ps2pdf "$w/t.ps" "$out/probe20/$(basename "$f" .ms).pdf"
+done
 rm -rf "$w"
