@@ -20,6 +20,9 @@ pub struct Line {
     pub y1: f32,
     /// The line's words.
     pub text: String,
+    /// Each word's left and right edge and the byte offset where it starts in `text` (empty
+    /// when the boxes of the words are not known).
+    pub words: Vec<(f32, f32, usize)>,
 }
 
 impl Line {
@@ -66,6 +69,7 @@ pub fn parse(xhtml: &str) -> Vec<Page> {
                         x1: attr(tag, "xMax"),
                         y1: attr(tag, "yMax"),
                         text: String::new(),
+                        words: Vec::new(),
                     },
                     f32::NEG_INFINITY,
                 ));
@@ -75,8 +79,14 @@ pub fn parse(xhtml: &str) -> Vec<Page> {
                 let word = unescape(rest.get(end + 1..close).unwrap_or(""));
                 if let Some((l, last_x1)) = &mut line {
                     let x0 = attr(tag, "xMin");
-                    if !l.text.is_empty() && x0 - *last_x1 >= GLUE * l.height() {
+                    let glued = !l.text.is_empty() && x0 - *last_x1 < GLUE * l.height();
+                    if !l.text.is_empty() && !glued {
                         l.text.push(' ');
+                    }
+                    if !glued {
+                        l.words.push((x0, attr(tag, "xMax"), l.text.len()));
+                    } else if let Some(w) = l.words.last_mut() {
+                        w.1 = attr(tag, "xMax");
                     }
                     l.text.push_str(&word);
                     *last_x1 = attr(tag, "xMax");
@@ -178,9 +188,8 @@ const CONTINUES: f32 = 1.2;
 /// opens a new row, when the table's pitches vary that much (rows set apart by padding).
 const ROW_GAP: f32 = 1.3;
 
-/// The tables of a page whose lines are `lines` (reading order).
-pub fn tables(lines: &[Line]) -> Vec<Table> {
-    // Bands: lines whose tops agree, top to bottom, each left to right.
+/// Bands: lines whose tops agree, top to bottom, each left to right (indices into `lines`).
+fn bands(lines: &[Line]) -> Vec<Vec<usize>> {
     let mut order: Vec<usize> = (0..lines.len()).collect();
     order.sort_by(|&a, &b| {
         lines[a]
@@ -202,6 +211,79 @@ pub fn tables(lines: &[Line]) -> Vec<Table> {
     for band in &mut bands {
         band.sort_by(|&a, &b| lines[a].x0.total_cmp(&lines[b].x0));
     }
+    bands
+}
+
+/// How many bands above and below a line may show the column edge it runs across (see
+/// [`split_across_cells`]).
+const EDGE_REACH: usize = 2;
+
+/// Each line cut where it runs into the next cell of a table: poppler joins the words of two
+/// cells into one line when the gap between them is narrow ("with a reading" + "room"). A line
+/// is cut before a word that starts where two other lines of the bands near it start (a
+/// column's left edge; a single line there may be a centred header cell) to the right of the
+/// line's own start, when its band has other lines beside it. A line alone in its band (prose,
+/// a title, a cell that spans the table) is left whole.
+fn split_across_cells(lines: &[Line]) -> Vec<Vec<Line>> {
+    let bands = bands(lines);
+    let mut band_of = vec![0; lines.len()];
+    for (b, band) in bands.iter().enumerate() {
+        for &i in band {
+            band_of[i] = b;
+        }
+    }
+    lines
+        .iter()
+        .enumerate()
+        .map(|(i, l)| {
+            let b = band_of[i];
+            if bands[b].len() < 2 || l.words.len() < 2 {
+                return vec![l.clone()];
+            }
+            let near = &bands[b.saturating_sub(EDGE_REACH)..(b + EDGE_REACH + 1).min(bands.len())];
+            let starts: Vec<f32> = near
+                .iter()
+                .flatten()
+                .filter(|&&j| j != i && lines[j].x0 > l.x0 + APART)
+                .map(|&j| lines[j].x0)
+                .collect();
+            // An edge two lines start at: one line may be a centred header cell.
+            let edges: Vec<f32> = starts
+                .iter()
+                .copied()
+                .filter(|&e| starts.iter().filter(|&&x| (x - e).abs() <= ALIGN).count() >= 2)
+                .collect();
+            let mut out = Vec::new();
+            let mut first = 0;
+            for k in 1..=l.words.len() {
+                let cut =
+                    k == l.words.len() || edges.iter().any(|&e| (l.words[k].0 - e).abs() <= ALIGN);
+                if !cut {
+                    continue;
+                }
+                let from = l.words[first].2;
+                let to = l.words.get(k).map_or(l.text.len(), |w| w.2);
+                out.push(Line {
+                    x0: l.words[first].0,
+                    y0: l.y0,
+                    x1: l.words[k - 1].1,
+                    y1: l.y1,
+                    text: l.text[from..to].trim_end().to_owned(),
+                    words: l.words[first..k]
+                        .iter()
+                        .map(|&(a, z, at)| (a, z, at - from))
+                        .collect(),
+                });
+                first = k;
+            }
+            out
+        })
+        .collect()
+}
+
+/// The tables of a page whose lines are `lines` (reading order).
+pub fn tables(lines: &[Line]) -> Vec<Table> {
+    let bands = bands(lines);
     let side_by_side = |band: &[usize]| side_by_side(lines, band);
     let mut out = Vec::new();
     let mut b = 0;
@@ -415,8 +497,11 @@ const RUNNING_WORDS: usize = 5;
 
 /// The rows of a region: a band opens a row when it stands off the one above by more than
 /// [`ROW_GAP`] times the smallest pitch (rows set apart by padding), or, in a table whose lines
-/// are evenly spaced, when it has a line in every column and not only lower-case ones (the
-/// wrapped text of a cell goes on in lower case: "contractor", "or night").
+/// are evenly spaced, when it has a line in every column, not only lower-case ones, and not
+/// both its first column's line carries on the first column's cell above (see [`wraps_on`])
+/// and another of its lines goes on in lower case: the wrapped text of a cell goes on in lower
+/// case ("contractor", "or night"), and in a table of narrow columns every cell of a row may
+/// wrap at once.
 fn rows(lines: &[Line], region: &[&[usize]], cols: &[(f32, f32)]) -> Vec<Vec<String>> {
     let tops: Vec<f32> = region.iter().map(|b| lines[b[0]].y0).collect();
     let pitches: Vec<f32> = tops.windows(2).map(|w| w[1] - w[0]).collect();
@@ -424,6 +509,13 @@ fn rows(lines: &[Line], region: &[&[usize]], cols: &[(f32, f32)]) -> Vec<Vec<Str
     let largest = pitches.iter().copied().fold(0.0, f32::max);
     let spaced = largest > ROW_GAP * smallest;
     let column = |l: &Line| column_of(cols, l);
+    let first_column = |band: &[usize]| band.iter().find(|&&i| column(&lines[i]) == 0).copied();
+    let widest = region
+        .iter()
+        .flat_map(|b| b.iter())
+        .filter(|&&i| column(&lines[i]) == 0)
+        .map(|&i| lines[i].x1 - lines[i].x0)
+        .fold(0.0, f32::max);
     let mut rows: Vec<Vec<Vec<&str>>> = Vec::new();
     for (k, band) in region.iter().enumerate() {
         let opens = if spaced {
@@ -431,7 +523,15 @@ fn rows(lines: &[Line], region: &[&[usize]], cols: &[(f32, f32)]) -> Vec<Vec<Str
         } else {
             let mut used: Vec<usize> = band.iter().map(|&i| column(&lines[i])).collect();
             used.dedup();
+            let carried = k > 0
+                && first_column(band)
+                    .zip(first_column(region[k - 1]))
+                    .is_some_and(|(i, above)| wraps_on(&lines[above], &lines[i], widest))
+                && band.iter().any(|&i| {
+                    column(&lines[i]) > 0 && lines[i].text.starts_with(char::is_lowercase)
+                });
             used.len() == cols.len()
+                && !carried
                 && !band
                     .iter()
                     .all(|&i| lines[i].text.starts_with(char::is_lowercase))
@@ -454,6 +554,23 @@ fn rows(lines: &[Line], region: &[&[usize]], cols: &[(f32, f32)]) -> Vec<Vec<Str
                 .collect()
         })
         .collect()
+}
+
+/// Whether `line` carries on the cell whose line just above it is `above`, in a column whose
+/// widest line is `widest` points wide: it starts in lower case, and its first word would not
+/// have fitted at the end of `above` (a typesetter wraps a cell only when the next word does not
+/// fit; a lower-case word that would have fitted starts a cell of its own, as in a column of
+/// command names).
+fn wraps_on(above: &Line, line: &Line, widest: f32) -> bool {
+    let text = line.text.trim();
+    if !text.starts_with(char::is_lowercase) {
+        return false;
+    }
+    let chars = text.chars().count().max(1) as f32;
+    let first = text.split_whitespace().next().unwrap_or("").chars().count() as f32;
+    let word = (line.x1 - line.x0) * first / chars;
+    let space = 0.25 * above.height();
+    (above.x1 - above.x0) + space + word > widest + 0.5
 }
 
 /// A cell's lines as one line: a word broken at a line end ("reintroduc-" + "ing") is
@@ -484,6 +601,19 @@ fn join_cell(parts: &[&str]) -> String {
 /// is then poppler's plain reading). Lines of a flow are joined by a line break, flows by a
 /// blank line, as poppler prints them.
 pub fn page_text(page: &Page) -> Option<String> {
+    let all: Vec<Line> = page.flows.iter().flatten().cloned().collect();
+    let mut pieces = split_across_cells(&all).into_iter();
+    let page = Page {
+        flows: page
+            .flows
+            .iter()
+            .map(|flow| {
+                flow.iter()
+                    .flat_map(|_| pieces.next().unwrap_or_default())
+                    .collect()
+            })
+            .collect(),
+    };
     let lines: Vec<Line> = page.flows.iter().flatten().cloned().collect();
     let tables = tables(&lines);
     if tables.is_empty() {
@@ -543,6 +673,43 @@ mod tests {
             x1,
             y1: y0 + 10.0,
             text: text.into(),
+            words: Vec::new(),
+        }
+    }
+
+    /// Two lines as poppler joins them into one.
+    fn joined(a: Line, b: Line) -> Line {
+        let at = a.text.len() + 1;
+        Line {
+            x1: b.x1,
+            text: format!("{} {}", a.text, b.text),
+            words: a
+                .words
+                .iter()
+                .copied()
+                .chain(b.words.iter().map(|&(x0, x1, i)| (x0, x1, i + at)))
+                .collect(),
+            ..a
+        }
+    }
+
+    /// A line whose words are boxed: each word `w` wide, one point apart.
+    fn boxed(x0: f32, y0: f32, text: &str, w: f32) -> Line {
+        let mut words = Vec::new();
+        let mut at = 0;
+        let mut x = x0;
+        for word in text.split(' ') {
+            words.push((x, x + w, at));
+            at += word.len() + 1;
+            x += w + 1.0;
+        }
+        Line {
+            x0,
+            y0,
+            x1: x - 1.0,
+            y1: y0 + 10.0,
+            text: text.into(),
+            words,
         }
     }
 
@@ -609,6 +776,96 @@ mod tests {
     }
 
     #[test]
+    fn a_row_whose_every_cell_wraps_stays_one_row() {
+        // Narrow columns, evenly spaced: the second line of a row fills every column, and only
+        // its first column shows it goes on ("sheets" would not have fitted after "Timber").
+        let wrapped = one_flow(vec![
+            line(50.0, 40.0, 100.0, "Cargo"),
+            line(150.0, 40.0, 200.0, "Stowage"),
+            line(250.0, 40.0, 300.0, "Checked by"),
+            line(50.0, 52.0, 100.0, "Timber"),
+            line(150.0, 52.0, 200.0, "Lashed on"),
+            line(250.0, 52.0, 300.0, "First"),
+            line(50.0, 64.0, 90.0, "sheets"),
+            line(150.0, 64.0, 200.0, "deck"),
+            line(250.0, 64.0, 300.0, "Officer"),
+            line(50.0, 76.0, 100.0, "Grain bulk"),
+            line(150.0, 76.0, 200.0, "Holds 2-4"),
+            line(250.0, 76.0, 300.0, "Master"),
+        ]);
+        let t = tables(&wrapped.flows[0]);
+        assert_eq!(
+            t[0].rows[1],
+            vec!["Timber sheets", "Lashed on deck", "First Officer"]
+        );
+        assert_eq!(t[0].rows.len(), 3);
+        // A lower-case name that would have fitted on the line above starts a row: a column
+        // of command names.
+        let commands = one_flow(vec![
+            line(50.0, 40.0, 100.0, "Command"),
+            line(150.0, 40.0, 300.0, "What it does"),
+            line(50.0, 52.0, 62.0, "ls"),
+            line(150.0, 52.0, 300.0, "Lists a directory"),
+            line(50.0, 64.0, 62.0, "cp"),
+            line(150.0, 64.0, 300.0, "Copies files"),
+        ]);
+        let t = tables(&commands.flows[0]);
+        assert_eq!(t[0].rows.len(), 3, "{:?}", t[0].rows);
+        assert_eq!(t[0].rows[2], vec!["cp", "Copies files"]);
+    }
+
+    #[test]
+    fn a_line_that_runs_into_the_next_cell_is_cut_at_the_column_edge() {
+        // Narrow columns: poppler joined "with a pass" (column 2) and "room" (column 3).
+        let page = one_flow(vec![
+            boxed(50.0, 40.0, "Seat", 20.0),
+            boxed(120.0, 40.0, "Who may", 20.0),
+            boxed(200.0, 40.0, "Where", 20.0),
+            boxed(50.0, 52.0, "Window", 20.0),
+            boxed(120.0, 52.0, "Holders", 20.0),
+            boxed(200.0, 52.0, "The reading", 20.0),
+            boxed(50.0, 64.0, "seat", 20.0),
+            joined(
+                boxed(120.0, 64.0, "with a pass", 20.0),
+                boxed(200.0, 64.0, "room", 20.0),
+            ),
+            boxed(50.0, 76.0, "Aisle", 20.0),
+            boxed(120.0, 76.0, "Anyone", 20.0),
+            boxed(200.0, 76.0, "The hall", 20.0),
+        ]);
+        let text = page_text(&page).unwrap();
+        assert!(
+            text.contains("Window seat\tHolders with a pass\tThe reading room"),
+            "{text}"
+        );
+        // A centred header cell starts where no column does: a word under it is no edge.
+        let centred = one_flow(vec![
+            boxed(50.0, 40.0, "Seat", 20.0),
+            boxed(160.0, 40.0, "Who", 20.0),
+            boxed(50.0, 52.0, "Window", 20.0),
+            joined(
+                boxed(120.0, 52.0, "Holders of", 38.0),
+                boxed(160.0, 52.0, "a pass", 20.0),
+            ),
+            boxed(50.0, 64.0, "Aisle", 20.0),
+            boxed(120.0, 64.0, "Anyone", 20.0),
+        ]);
+        assert_eq!(split_across_cells(&centred.flows[0])[3].len(), 1);
+        // A line alone in its band is never cut, wherever its words fall.
+        let prose = one_flow(vec![
+            boxed(50.0, 20.0, "Seats are free", 20.0),
+            boxed(
+                50.0,
+                40.0,
+                "Every seat in the reading room may be booked",
+                15.0,
+            ),
+            boxed(136.0, 60.0, "Staff", 20.0),
+        ]);
+        assert_eq!(split_across_cells(&prose.flows[0])[1].len(), 1);
+    }
+
+    #[test]
     fn prose_and_two_columns_of_running_text_are_no_table() {
         let prose = one_flow(vec![
             line(
@@ -668,6 +925,11 @@ mod tests {
         assert_eq!(pages[0].flows.len(), 2);
         // A mark printed against the word before it is glued to it, as poppler prints it.
         assert_eq!(pages[0].flows[0][0].text, "Fish&chips stall2");
+        // Each word's box and where it starts in the line; a glued mark widens its word.
+        assert_eq!(
+            pages[0].flows[0][0].words,
+            vec![(50.0, 80.0, 0), (84.0, 104.0, 11)]
+        );
         assert_eq!(pages[0].flows[1][0].text, "<closed>");
         assert!(pages[1].flows.is_empty());
         assert_eq!(unescape("a &#233; &#x41; & b"), "a é A & b");
