@@ -378,6 +378,12 @@ impl Agent<'_> {
             let names = names.to_lowercase();
             missing.retain(|a| !extractive::names_anchor(&names, a));
         }
+        // A quote as close in meaning as [`extractive::SAID_OTHERWISE`] says what the missing
+        // term names in other words ("security camera footage" for "CCTV footage").
+        let closeness = self.closeness(query, citations, rank_only).await?;
+        if closeness >= extractive::SAID_OTHERWISE {
+            missing.clear();
+        }
         // A question whose every ask wants a value ("within how many hours", "how often") is
         // not answered by quotes that hold none of that kind.
         let quotes: Vec<&str> = citations
@@ -406,7 +412,7 @@ impl Agent<'_> {
         };
         let mut confidence = Confidence::unjudged(retrieval, coverage, verification, missing);
         confidence.grounding = draft.grounded;
-        confidence.closeness = Some(self.closeness(query, citations, rank_only).await?);
+        confidence.closeness = Some(closeness);
         Ok(confidence)
     }
 
@@ -569,21 +575,7 @@ impl Agent<'_> {
         own: &str,
     ) -> Result<Option<Answer>, Error> {
         let m = own.to_lowercase();
-        let asks_list = [
-            "which versions",
-            "what versions",
-            "list my",
-            "list all",
-            "list the",
-            "which documents do i have",
-            "what documents do i have",
-            "which documents are in",
-            "what is in my library",
-            "what's in my library",
-        ]
-        .iter()
-        .any(|p| m.contains(p));
-        if !asks_list {
+        if !text::asks_for_catalogue(&m) {
             return Ok(None);
         }
         let docs = self.lib.documents(profile).await?;

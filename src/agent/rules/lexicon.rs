@@ -37,10 +37,13 @@ pub const NUMBERS: [(&str, f64); 28] = [
     ("ninety", 90.0),
 ];
 
-/// The number words as a regex alternation ("zero|one|…|ninety"), for patterns that accept a
-/// number written either way.
+/// The number words as a regex alternation, longest first ("seventeen|…|four|…|one"), for
+/// patterns that accept a number written either way. An alternation takes its first branch
+/// that matches, so "four" before "fourteen" read "within fourteen days" as 4 "teen".
 pub fn number_words() -> String {
-    NUMBERS.map(|(w, _)| w).join("|")
+    let mut words = NUMBERS.map(|(w, _)| w);
+    words.sort_by_key(|w| std::cmp::Reverse(w.len()));
+    words.join("|")
 }
 
 /// The value of a number written as digits ("1,000", "2.5") or as a word ("seven").
@@ -286,9 +289,42 @@ pub const BACK_OPENERS: [&str; 16] = [
     "instead",
 ];
 
+/// Questions about the library itself, answered from its catalogue (titles, kinds, versions)
+/// rather than from any page: matched on whole words anywhere in a message.
+pub const CATALOGUE_QUESTIONS: [&str; 7] = [
+    "which versions",
+    "what versions",
+    "which documents do i have",
+    "what documents do i have",
+    "which documents are in",
+    "what is in my library",
+    "what's in my library",
+];
+
+/// Requests to list the library, matched on whole words at the start of a message (after
+/// [`REQUEST_OPENERS`]): an imperative. "List" inside a sentence is a verb of the question's
+/// own subject ("records the schedule does not list").
+pub const CATALOGUE_REQUESTS: [&str; 3] = ["list my", "list all", "list the"];
+
+/// Words a request may open with before its verb ("please list …", "can you list …").
+pub const REQUEST_OPENERS: [&str; 5] = ["please", "can you", "could you", "would you", "kindly"];
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_number_word_is_matched_whole_not_by_a_shorter_word_it_starts_with() {
+        let re = regex::Regex::new(&format!(r"(?i)\b({})\s*([a-z]+)", number_words())).unwrap();
+        for (text, word) in [
+            ("within fourteen days", "fourteen"),
+            ("sixteen berths", "sixteen"),
+            ("seventy crates", "seventy"),
+            ("nineteen hours", "nineteen"),
+        ] {
+            assert_eq!(&re.captures(text).unwrap()[1], word);
+        }
+    }
 
     #[test]
     fn numbers_read_as_words_and_digits() {

@@ -112,6 +112,36 @@ pub fn sentences(passage: &str) -> Vec<Sentence> {
     out
 }
 
+/// Whether a message (lower case) asks about the library itself: one of
+/// [`lexicon::CATALOGUE_QUESTIONS`] anywhere, or one of [`lexicon::CATALOGUE_REQUESTS`] as the
+/// message's opening imperative. Phrases match whole words: "list them" is not "list the".
+///
+/// [`lexicon::CATALOGUE_QUESTIONS`]: crate::agent::rules::lexicon::CATALOGUE_QUESTIONS
+/// [`lexicon::CATALOGUE_REQUESTS`]: crate::agent::rules::lexicon::CATALOGUE_REQUESTS
+pub fn asks_for_catalogue(message: &str) -> bool {
+    use crate::agent::rules::lexicon::{CATALOGUE_QUESTIONS, CATALOGUE_REQUESTS, REQUEST_OPENERS};
+    let words: Vec<&str> = message
+        .split(|c: char| !(c.is_alphanumeric() || c == '\''))
+        .filter(|w| !w.is_empty())
+        .collect();
+    fn phrase(p: &'static str) -> Vec<&'static str> {
+        p.split(' ').collect()
+    }
+    let at = |i: usize, p: &[&str]| words.get(i..i + p.len()) == Some(p);
+    if CATALOGUE_QUESTIONS
+        .iter()
+        .any(|q| (0..words.len()).any(|i| at(i, &phrase(q))))
+    {
+        return true;
+    }
+    let start = REQUEST_OPENERS
+        .iter()
+        .map(|o| phrase(o))
+        .find(|o| at(0, o))
+        .map_or(0, |o| o.len());
+    CATALOGUE_REQUESTS.iter().any(|r| at(start, &phrase(r)))
+}
+
 /// Whether a line of stored page text is a row of a table: its cells apart by tabs, as
 /// ingestion writes a table it reads across (see `ingest::grid`).
 pub fn is_row(line: &str) -> bool {
@@ -621,6 +651,25 @@ pub fn jaccard(x: &HashSet<String>, y: &HashSet<String>) -> f32 {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn a_catalogue_request_is_an_opening_imperative_and_list_inside_a_question_is_not() {
+        use super::asks_for_catalogue;
+        assert!(asks_for_catalogue("list the regulatory documents"));
+        assert!(asks_for_catalogue("please list all policies"));
+        assert!(asks_for_catalogue(
+            "which versions of the harbour bylaws do i have?"
+        ));
+        assert!(asks_for_catalogue("what's in my library?"));
+        // Regression: "list them" matched "list the" and a question on the harbour's unlisted
+        // berths was answered with the catalogue.
+        assert!(!asks_for_catalogue(
+            "what fee applies to berths when the tariff does not list them?"
+        ));
+        assert!(!asks_for_catalogue(
+            "who keeps boats when the register does not list the owner?"
+        ));
+    }
+
     #[test]
     fn a_numbered_clause_opens_its_own_sentence_after_its_heading() {
         let page = "Travel rules.\n\n2. Booking\n2.1 Trains are booked in standard class.\n\

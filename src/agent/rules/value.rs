@@ -103,7 +103,7 @@ impl Asks {
     /// reviewers". Durations, frequencies and amounts carry their own units.
     pub fn answered_by(&self, kind: Kind, sentence: &str) -> bool {
         if kind == Kind::Extent {
-            return matches(&BOUNDED_TIME, sentence) || self.answered_by(Kind::Number, sentence);
+            return self.meets(kind, sentence);
         }
         if kind != Kind::Number || self.nouns.is_empty() {
             return holds(kind, sentence);
@@ -147,17 +147,19 @@ impl Asks {
         if self.open > 0 {
             return None;
         }
-        // A number asked in a unit is met only by a number in that unit.
-        let measured = !self.units.is_empty();
-        self.values.iter().copied().find(|k| {
-            if *k == Kind::Extent && matches(&BOUNDED_TIME, text) {
-                false
-            } else if matches!(k, Kind::Number | Kind::Extent) && measured {
-                !self.units.iter().all(|u| holds_in(u, text))
-            } else {
-                !holds(*k, text)
-            }
-        })
+        self.values.iter().copied().find(|k| !self.meets(*k, text))
+    }
+
+    /// Whether `text` holds a value of `kind` as this question asks it: a number asked in a
+    /// unit only in that unit, and "how long" also by a time an event bounds.
+    fn meets(&self, kind: Kind, text: &str) -> bool {
+        if kind == Kind::Extent && matches(&BOUNDED_TIME, text) {
+            true
+        } else if matches!(kind, Kind::Number | Kind::Extent) && !self.units.is_empty() {
+            self.units.iter().all(|u| holds_in(u, text))
+        } else {
+            holds(kind, text)
+        }
     }
 }
 
@@ -463,6 +465,22 @@ pub fn measure_nouns<'a>(terms: impl IntoIterator<Item = &'a String>) -> Vec<(St
     out
 }
 
+/// Whether the text before a number ends with a reference noun ("clause 4.1", "section 12",
+/// "Schedule 2"): the number then names a part of a document, not a value.
+fn names_a_reference(before: &str) -> bool {
+    let last = before
+        .trim_end()
+        .rsplit(|c: char| !c.is_alphabetic())
+        .next()
+        .unwrap_or("")
+        .to_lowercase();
+    let singular = last.strip_suffix('s').unwrap_or(&last);
+    !last.is_empty()
+        && lexicon::REFERENCE_NOUNS
+            .iter()
+            .any(|n| *n == last || *n == singular)
+}
+
 /// Whether `text` holds a value of `kind`.
 pub fn holds(kind: Kind, text: &str) -> bool {
     match kind {
@@ -470,8 +488,9 @@ pub fn holds(kind: Kind, text: &str) -> bool {
         Kind::Frequency => matches(&FREQUENCY_A, text),
         Kind::Money => matches(&MONEY_A, text),
         Kind::Number => NUMBER_A.as_ref().is_some_and(|re| {
-            re.find_iter(text)
-                .any(|m| m.as_str().matches('.').count() < 2)
+            re.find_iter(text).any(|m| {
+                m.as_str().matches('.').count() < 2 && !names_a_reference(&text[..m.start()])
+            })
         }),
         Kind::Extent => holds(Kind::Number, text) || matches(&BOUNDED_TIME, text),
         Kind::Name => names_a_party(text),
@@ -481,6 +500,20 @@ pub fn holds(kind: Kind, text: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_number_that_names_a_clause_is_no_value() {
+        assert!(!holds(
+            Kind::Number,
+            "Berths are let under the tariff of clause 4.1."
+        ));
+        assert!(!holds(Kind::Extent, "Fees are set out in Schedule 2."));
+        assert!(holds(
+            Kind::Number,
+            "Each berth takes 4 boats under clause 7."
+        ));
+        assert!(holds(Kind::Extent, "The mooring line is 12 metres long."));
+    }
 
     fn kinds(q: &str) -> (Vec<Kind>, usize) {
         let a = asks(q);
