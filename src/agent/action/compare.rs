@@ -76,6 +76,12 @@ impl Agent<'_> {
             names.extend(extractive::stems(&d.version));
             heads.extend(head.iter().cloned());
         }
+        // A version code in a name ("…-v2") is written "version 2" in a question.
+        let numbers: Vec<String> = names
+            .iter()
+            .filter_map(|n| compare::version_number(n).map(str::to_owned))
+            .collect();
+        names.extend(numbers);
         let noise = |w: &str| {
             compare::names_or_compares(w, &names) || {
                 let s = extractive::stems(w);

@@ -358,9 +358,26 @@ pub fn without_spelled_names(text: &str, docs: &[(HashSet<String>, String)]) -> 
         .join(" ")
 }
 
+/// The number of a version code as a name carries it: "v2" → "2", "v1.3" → "1.3"; `None` for
+/// any other word.
+pub fn version_number(word: &str) -> Option<&str> {
+    let n = word.strip_prefix('v').or_else(|| word.strip_prefix('V'))?;
+    (n.starts_with(|c: char| c.is_ascii_digit())
+        && n.chars().all(|c| c.is_ascii_digit() || c == '.'))
+    .then_some(n)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_version_code_gives_its_number() {
+        assert_eq!(version_number("v2"), Some("2"));
+        assert_eq!(version_number("V1.3"), Some("1.3"));
+        assert_eq!(version_number("vessel"), None);
+        assert_eq!(version_number("v"), None);
+    }
 
     #[test]
     fn a_name_spelled_out_in_lower_case_is_no_subject() {
