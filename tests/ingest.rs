@@ -195,6 +195,100 @@ async fn a_table_whose_cells_wrap_is_stored_row_by_row_and_a_row_answers_under_i
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_word_table_whose_cells_all_wrap_and_run_together_is_stored_row_by_row() {
+    // Regression: in a Word table of narrow columns printed by LibreOffice, every cell of a row
+    // wraps at once, so the second line of a row fills every column and was taken for a new
+    // row ("maps  researchers  the reading  Special  suspended"); and poppler joined the words
+    // of two neighbouring cells into one line ("with a reading room"), so no column was found
+    // at all. Lines are now cut at the columns' edges, and a row goes on while its first
+    // column's line carries on the cell above.
+    let (t, p, _doc, page) = first_page_of("loan-periods.pdf").await;
+    assert!(
+        page.contains(
+            "Rare printed maps\tRegistered researchers with a reading pass\tThree days in the reading room\tHead of Special Collections\tBorrowing suspended"
+        ),
+        "{page}"
+    );
+    assert!(
+        page.contains("Item\tWho may borrow\tLoan period\tApproved by\tLate return"),
+        "{page}"
+    );
+    assert!(
+        page.contains("Items that are damaged on loan are repaired at the borrower's cost."),
+        "{page}"
+    );
+    let citations = cited(&t, &p, "Who approves a loan of rare printed maps?").await;
+    assert!(
+        citations
+            .first()
+            .is_some_and(|c| c.quote.starts_with("Rare printed maps\t")
+                && c.quote.contains("Head of Special Collections")),
+        "{citations:?}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_audit_holds_a_statement_to_the_case_of_a_rule_with_one_measure_per_case() {
+    // Regression: a rule that sets one measure per case in coordinated parts ("the pontoons
+    // every month, and the breakwater every year") bound nothing (several recurrences) or only
+    // by its loosest ("within two hours, other spills within fourteen days": 14 days), so "the
+    // breakwater every two years" and "fuel spills within three hours" came back compliant;
+    // and "fourteen" was read as four "teen". Each part is now a case of its own, and a
+    // statement is held to the case whose own words it shares.
+    use policypal::agent::types::{Action, AskRequest, AuditStatus};
+    let (t, p, doc, _) = first_page_of("harbour-inspections.pdf").await;
+    let agent = policypal::agent::Agent::new(&t.lib).without_cache();
+    let audit = |text: &'static str| {
+        let (agent, p, id) = (&agent, &p, doc.id.clone());
+        async move {
+            crate::common::ask_ok(
+                agent,
+                p,
+                AskRequest {
+                    text: format!("Check this note against the inspection standard.\n\n{text}"),
+                    documents: vec![id],
+                    action: Some(Action::Audit),
+                    ..Default::default()
+                },
+            )
+            .await
+        }
+    };
+    let turn = audit(
+        "The breakwater is inspected every two years. Fuel spills are reported within three hours. Other spills are reported within twenty days.",
+    )
+    .await;
+    let report = turn.answer.audit.clone().expect("an audit report");
+    let summaries: Vec<&str> = report.findings.iter().map(|f| f.summary.as_str()).collect();
+    assert_eq!(
+        report.overall_status,
+        AuditStatus::MajorViolations,
+        "{}",
+        turn.answer.text
+    );
+    assert!(
+        summaries.iter().any(|s| s.contains("every year")),
+        "{summaries:?}"
+    );
+    assert!(
+        summaries.iter().any(|s| s.contains("within two hours")),
+        "{summaries:?}"
+    );
+    assert!(
+        summaries.iter().any(|s| s.contains("within fourteen days")),
+        "{summaries:?}"
+    );
+    assert_eq!(report.findings.len(), 3, "{}", turn.answer.text);
+    // Each case met: compliant.
+    let turn = audit(
+        "The pontoons are inspected every month. Fuel spills are reported within one hour. Other spills are reported within ten days.",
+    )
+    .await;
+    let report = turn.answer.audit.clone().expect("an audit report");
+    assert!(report.findings.is_empty(), "{}", turn.answer.text);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn running_headers_and_page_numbers_leave_the_stored_text() {
     // Regression: a word processor's running header ran into the first sentence of every page
     // ("Harbour Bank – Internal 4.2 Gifts and hospitality must not …") and "Page 2" into the

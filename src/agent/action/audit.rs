@@ -37,6 +37,25 @@ pub(super) struct Candidate {
     /// For such a row, the terms of the row itself (its case: "1 - Critical"), without its
     /// header's; empty for any other sentence.
     row_terms: HashSet<String>,
+    /// Whether the clause is one case of a rule that sets a measure per case, or the whole of
+    /// such a rule (see `audit::cases`).
+    part: Part,
+}
+
+/// What part of its sentence a [`Candidate`] reads.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Part {
+    /// The whole rule, which has no cases.
+    Whole,
+    /// The whole of a rule with cases: it binds by its loosest measure, for a statement that
+    /// no case fits better than the others.
+    WholeOfCases,
+    /// Case `index` of its rule, with the terms of its own words.
+    Case {
+        index: usize,
+        own: HashSet<String>,
+        reading: String,
+    },
 }
 
 impl Candidate {
@@ -44,9 +63,18 @@ impl Candidate {
     /// when it is a table row ("Severity … First response" before "1 - Critical … Within 15
     /// minutes").
     fn compared(&self) -> String {
-        match &self.header {
-            Some(h) => format!("{h}\n{}", self.sentence),
-            None => self.sentence.clone(),
+        match (&self.header, &self.part) {
+            (_, Part::Case { reading, .. }) => reading.clone(),
+            (Some(h), _) => format!("{h}\n{}", self.sentence),
+            (None, _) => self.sentence.clone(),
+        }
+    }
+
+    /// Which of its sentence's parts it is: 0 for the whole, 1 + its index for a case.
+    fn part_key(&self) -> (u64, usize) {
+        match &self.part {
+            Part::Case { index, .. } => (self.doc_char, index + 1),
+            _ => (self.doc_char, 0),
         }
     }
 }
@@ -176,11 +204,11 @@ impl Agent<'_> {
                             {
                                 continue;
                             }
-                            if let Some(mut clause) = audit::clause(&reading) {
+                            let candidate = |mut clause: audit::Clause, part| {
                                 if let Some(h) = &header {
                                     clause.terms.extend(audit::terms(h));
                                 }
-                                found.push(Candidate {
+                                Candidate {
                                     evidence: e.clone(),
                                     sentence: piece.to_owned(),
                                     doc_char,
@@ -191,7 +219,35 @@ impl Agent<'_> {
                                         HashSet::new()
                                     },
                                     header: header.clone(),
-                                });
+                                    part,
+                                }
+                            };
+                            // A rule with one measure per case is read whole (by its loosest
+                            // measure, when it binds as one line) and case by case.
+                            let cases = audit::cases(&reading);
+                            let terms = audit::terms(&reading);
+                            if let Some(clause) = audit::clause(&reading) {
+                                found.push(candidate(
+                                    clause,
+                                    if cases.is_empty() {
+                                        Part::Whole
+                                    } else {
+                                        Part::WholeOfCases
+                                    },
+                                ));
+                            }
+                            for (index, case) in cases.into_iter().enumerate() {
+                                if let Some(mut clause) = audit::clause(&case.reading) {
+                                    clause.terms.extend(terms.iter().cloned());
+                                    found.push(candidate(
+                                        clause,
+                                        Part::Case {
+                                            index,
+                                            own: case.own,
+                                            reading: case.reading,
+                                        },
+                                    ));
+                                }
                             }
                         }
                     }
@@ -394,7 +450,7 @@ impl Agent<'_> {
             texts.extend(candidates.iter().map(|c| c.compared()));
             let vectors = embedder.embed(&texts).await?.vectors;
             let (sv, cv) = vectors.split_at(statements.len().min(vectors.len()));
-            let mut flagged: HashMap<u64, (usize, f32)> = HashMap::new();
+            let mut flagged: HashMap<(u64, usize), (usize, f32)> = HashMap::new();
             let mut hits: Vec<(usize, usize, audit::Conflict, f32)> = Vec::new();
             let mut consistent: Vec<(usize, usize, f32)> = Vec::new();
             for (si, s) in statements.iter().enumerate() {
@@ -418,6 +474,32 @@ impl Agent<'_> {
                         .map(|(_, sim)| *sim)
                         .fold(0.0f32, f32::max)
                 };
+                // A rule with one measure per case holds the statement to its case (see
+                // `audit::case_of`); with none, to the whole rule (its loosest measure).
+                let fits = |c: &Candidate| match &c.part {
+                    Part::Case { index, .. } => {
+                        let mut owns: Vec<(usize, &HashSet<String>)> = candidates
+                            .iter()
+                            .filter(|o| o.doc_char == c.doc_char)
+                            .filter_map(|o| match &o.part {
+                                Part::Case { index, own, .. } => Some((*index, own)),
+                                _ => None,
+                            })
+                            .collect();
+                        owns.sort_by_key(|(i, _)| *i);
+                        let owns: Vec<&HashSet<String>> =
+                            owns.into_iter().map(|(_, o)| o).collect();
+                        audit::case_of(&s.terms, &owns) == Some(*index)
+                    }
+                    _ => false,
+                };
+                let eligible = |c: &Candidate| match &c.part {
+                    Part::Whole => true,
+                    Part::Case { .. } => fits(c),
+                    Part::WholeOfCases => !candidates
+                        .iter()
+                        .any(|o| o.doc_char == c.doc_char && fits(o)),
+                };
                 // The bound that governs a number of the statement is the one in the clause
                 // closest to it among those that measure the same thing ("submit the return
                 // within 14 days", not "notify the supervisor within 2 business days"; a
@@ -425,13 +507,14 @@ impl Agent<'_> {
                 // their case ("1 - Critical", "4 - Low"), which similarity hardly weighs: a row
                 // that shares fewer of the statement's words than `row` does is not closer to
                 // it than `row` whatever its similarity.
-                let governing = |dims: &[&audit::Dimension], row: &Candidate| {
+                let governing = |dims: &[audit::Dimension], row: &Candidate| {
                     let own = |c: &Candidate| audit::shared(&s.terms, &c.row_terms);
                     candidates
                         .iter()
                         .zip(&sims)
                         .filter(|(c, _)| {
-                            c.clause.bounds.iter().any(|b| dims.contains(&&b.dimension))
+                            eligible(c)
+                                && c.clause.bounds.iter().any(|b| dims.contains(&b.dimension))
                         })
                         .filter(|(c, _)| {
                             row.header.is_none() || c.header != row.header || own(c) >= own(row)
@@ -451,7 +534,7 @@ impl Agent<'_> {
                 let mut mine = Vec::new();
                 for (ci, c) in candidates.iter().enumerate() {
                     let sim = sims.get(ci).copied().unwrap_or(0.0);
-                    if !governs.get(ci).copied().unwrap_or(false) {
+                    if !governs.get(ci).copied().unwrap_or(false) || !eligible(c) {
                         continue;
                     }
                     match audit::check(s, &c.clause, sim) {
@@ -475,7 +558,7 @@ impl Agent<'_> {
                 mine.truncate(3);
                 tracing::debug!(statement = si, kept = ?mine.iter().map(|m| (m.0, m.2)).collect::<Vec<_>>(), "audit statement");
                 for (ci, conflict, sim) in mine {
-                    let key = candidates[ci].doc_char;
+                    let key = candidates[ci].part_key();
                     // One finding per clause: the statement that fits it best.
                     match flagged.get(&key) {
                         Some((_, best)) if *best >= sim => continue,
@@ -483,7 +566,7 @@ impl Agent<'_> {
                             flagged.insert(key, (si, sim));
                         }
                     }
-                    hits.retain(|(_, c, _, _)| candidates[*c].doc_char != key);
+                    hits.retain(|(_, c, _, _)| candidates[*c].part_key() != key);
                     hits.push((si, ci, conflict, sim));
                 }
             }
@@ -533,7 +616,7 @@ impl Agent<'_> {
             let mut shown = 0;
             for (si, ci, _) in consistent {
                 if shown >= 4
-                    || flagged.contains_key(&candidates[ci].doc_char)
+                    || flagged.keys().any(|k| k.0 == candidates[ci].doc_char)
                     || findings
                         .iter()
                         .any(|f| f.source_quote == statements[si].text)

@@ -608,6 +608,127 @@ pub fn rule_pieces(sentence: &str) -> Vec<RulePiece<'_>> {
     out
 }
 
+/// One case of a rule that sets one measure per case (see [`cases`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Case {
+    /// The case read as a rule: the sentence up to the first case's measure (its subject and
+    /// act) and then the case's own words.
+    pub reading: String,
+    /// Terms of the case's own words: what tells a statement's case from the others'.
+    pub own: HashSet<String>,
+}
+
+/// The cases of a rule that sets a measure of one kind per case, in coordinated parts
+/// ("review access to their systems every quarter, and access to privileged accounts every
+/// month"; "critical updates within fourteen days, other updates within sixty days"): the
+/// parts split at the last ", " or "; " before each measure after the first, each part holding
+/// one measure. Empty when the sentence sets fewer than two measures of a kind, or they are not
+/// apart by such a separator. Read as one line, such a rule binds only by its loosest measure
+/// ([`loosest`]); a statement whose words meet one case better than every other is held to
+/// that case's own.
+pub fn cases(sentence: &str) -> Vec<Case> {
+    let mut measures: Vec<(usize, usize, &'static str)> = Vec::new();
+    if let Some(re) = BOUND.as_ref() {
+        for c in re.captures_iter(sentence) {
+            if let (Some(m), Some(_)) = (c.get(0), measured(&c, 2)) {
+                measures.push((m.start(), m.end(), "bound"));
+            }
+        }
+    }
+    if let Some(re) = PERIOD.as_ref() {
+        for m in re.find_iter(sentence) {
+            measures.push((m.start(), m.end(), "recurrence"));
+        }
+    }
+    measures.sort_unstable();
+    let Some(kind) = measures.first().map(|m| m.2) else {
+        return Vec::new();
+    };
+    if measures.len() < 2 || measures.iter().any(|m| m.2 != kind) {
+        return Vec::new();
+    }
+    let mut splits = Vec::new();
+    for w in measures.windows(2) {
+        let between = &sentence[w[0].1..w[1].0];
+        let Some(at) = [", ", "; "]
+            .iter()
+            .filter_map(|sep| between.rfind(sep).map(|i| i + sep.len()))
+            .max()
+        else {
+            return Vec::new();
+        };
+        splits.push(w[0].1 + at);
+    }
+    let lead = &sentence[..measures[0].0];
+    let mut out = Vec::new();
+    let mut from = 0;
+    for (k, &to) in splits.iter().chain([sentence.len()].iter()).enumerate() {
+        let part = sentence[from..to].trim_end_matches([',', ';', ' ', '.']);
+        let own_words = part.trim_start_matches("and ").trim_start_matches("or ");
+        // A case is told by its words, not by its measure (which a statement restates).
+        let (m0, m1, _) = measures[k];
+        let mut own = terms(own_words);
+        for t in terms(&sentence[m0..m1]) {
+            own.remove(&t);
+        }
+        out.push(Case {
+            reading: if k == 0 {
+                part.to_owned()
+            } else {
+                format!("{}{own_words}", lead)
+            },
+            own,
+        });
+        from = to;
+    }
+    // Only what sets a case apart from the others tells it: words every case shares ("access",
+    // "updates") fit a statement of any case alike.
+    let shared: Vec<HashSet<String>> = out
+        .iter()
+        .enumerate()
+        .map(|(k, c)| {
+            c.own
+                .iter()
+                .filter(|t| {
+                    out.iter()
+                        .enumerate()
+                        .any(|(j, o)| j != k && o.own.contains(*t))
+                })
+                .cloned()
+                .collect()
+        })
+        .collect();
+    for (c, common) in out.iter_mut().zip(shared) {
+        c.own.retain(|t| !common.contains(t));
+    }
+    out
+}
+
+/// The case of a rule (see [`cases`]) a statement with `terms` is in, given each case's own
+/// terms in order: a later case names what sets it apart from the first ("…, and the
+/// breakwater every year"), so the statement is in the later case whose own words it shares
+/// most (a tie between them: none), else in the first case if it shares [`FIRST_CASE_WORDS`]
+/// of its words; `None` when no case can be told, and the whole rule binds by its loosest.
+pub fn case_of(terms: &HashSet<String>, owns: &[&HashSet<String>]) -> Option<usize> {
+    let shares: Vec<usize> = owns.iter().map(|o| shared(terms, o)).collect();
+    let best = shares.iter().skip(1).copied().max().unwrap_or(0);
+    if best > 0 {
+        let mut at = (1..shares.len()).filter(|&k| shares[k] == best);
+        return match (at.next(), at.next()) {
+            (Some(k), None) => Some(k),
+            _ => None,
+        };
+    }
+    (shares.first().copied().unwrap_or(0) >= FIRST_CASE_WORDS).then_some(0)
+}
+
+/// Words of the first case a statement must share to be in it: the first case's words hold
+/// the rule's act ("are installed", "inspects"), which a statement of any case restates, so
+/// one shared word is the act alone ("Routine updates are installed within 30 days" is not in
+/// "critical updates … within fourteen days"); two are the act and what sets the case apart.
+/// More would miss statements that name their case and leave the act implied.
+const FIRST_CASE_WORDS: usize = 2;
+
 /// Splits a sentence holding a list ("… the following: a) cause …; and b) cause …") into its
 /// introduction and items, each with its byte offset in the sentence.
 pub fn list_items(sentence: &str) -> Vec<(usize, &str)> {
@@ -1303,14 +1424,25 @@ fn quantities(text_: &str) -> Vec<(String, f64, Dimension)> {
         .collect()
 }
 
-/// What a clause bounds that the statement also measures (the dimensions both name).
-pub fn measured_alike<'a>(statement: &Statement, clause: &'a Clause) -> Vec<&'a Dimension> {
-    clause
+/// What a clause bounds that the statement also measures (the dimensions both name), and a
+/// recurrence when the statement states one: a deadline is held against a recurrence
+/// ([`check`]) only when no clause that sets a recurrence governs the statement better.
+pub fn measured_alike(statement: &Statement, clause: &Clause) -> Vec<Dimension> {
+    let mut dims: Vec<Dimension> = clause
         .bounds
         .iter()
-        .map(|b| &b.dimension)
-        .filter(|d| statement.quantities.iter().any(|(_, _, q)| q == *d))
-        .collect()
+        .map(|b| b.dimension.clone())
+        .filter(|d| statement.quantities.iter().any(|(_, _, q)| q == d))
+        .collect();
+    if statement
+        .quantities
+        .iter()
+        .any(|(_, _, q)| *q == Dimension::Interval)
+        && !dims.contains(&Dimension::Interval)
+    {
+        dims.push(Dimension::Interval);
+    }
+    dims
 }
 
 /// The text pasted into an audit request, if any: what follows the first blank line, a line
@@ -2363,6 +2495,55 @@ mod tests {
             governing(&[0.9, 0.6], &[false, false], &[true, true]),
             [true, false]
         );
+    }
+
+    #[test]
+    fn a_rule_with_one_measure_per_case_is_split_into_its_cases() {
+        let rule = "Harbour staff inspect the moorings every week, and the breakwater every year.";
+        let c = cases(rule);
+        assert_eq!(c.len(), 2);
+        assert_eq!(
+            c[0].reading,
+            "Harbour staff inspect the moorings every week"
+        );
+        // Read after the sentence's lead, so that it keeps the rule's subject and act.
+        assert_eq!(
+            c[1].reading,
+            "Harbour staff inspect the moorings the breakwater every year"
+        );
+        // Each case is told by its own words, not its measure or the words of another case.
+        assert!(c[1].own.iter().any(|t| t.starts_with("breakwater")));
+        assert!(
+            !c[1]
+                .own
+                .iter()
+                .any(|t| t.starts_with("moor") || t.starts_with("year"))
+        );
+        assert!(c[0].own.iter().any(|t| t.starts_with("moor")));
+        assert!(!c[0].own.iter().any(|t| t.starts_with("week")));
+        let bounds = cases(
+            "Passenger ferries are refuelled within two hours of docking, cargo ships within six hours.",
+        );
+        assert_eq!(bounds.len(), 2);
+        assert_eq!(
+            bounds[1].reading,
+            "Passenger ferries are refuelled cargo ships within six hours"
+        );
+        // A statement is in the later case whose own words it names, else in the first.
+        let owns: Vec<&HashSet<String>> = c.iter().map(|c| &c.own).collect();
+        let of = |s: &str| case_of(&statement(s).terms, &owns);
+        assert_eq!(of("The breakwater is inspected every two years."), Some(1));
+        assert_eq!(
+            of("Harbour staff inspect the moorings every fortnight."),
+            Some(0)
+        );
+        assert_eq!(of("Bollards are painted every spring."), None);
+        // The act alone does not tell the first case.
+        assert_eq!(of("The slipway is inspected every day."), None);
+        // One measure, or measures of two kinds, or no separator between them: no cases.
+        assert!(cases("Moorings are inspected every week.").is_empty());
+        assert!(cases("Moorings are inspected every week within two hours of a storm.").is_empty());
+        assert!(cases("Fees are paid within 30 days or within 60 days.").is_empty());
     }
 
     #[test]
