@@ -336,9 +336,12 @@ mod tests {
         assert_eq!(number("1,250"), Some(1250.0));
         assert_eq!(number("2.5"), Some(2.5));
         assert_eq!(number("several"), None);
-        let alternation = number_words();
-        assert!(alternation.starts_with("zero|one|"));
-        assert!(alternation.ends_with("|ninety"));
+        let words = number_words();
+        let alternation: Vec<&str> = words.split('|').collect();
+        assert_eq!(alternation.len(), NUMBERS.len());
+        assert!(NUMBERS.iter().all(|(w, _)| alternation.contains(w)));
+        // Longest first: no word comes before a longer one it starts ("four", "fourteen").
+        assert!(alternation.windows(2).all(|w| w[0].len() >= w[1].len()));
     }
 
     #[test]
