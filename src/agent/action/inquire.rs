@@ -378,6 +378,18 @@ impl Agent<'_> {
             let names = names.to_lowercase();
             missing.retain(|a| !extractive::names_anchor(&names, a));
         }
+        // "Which encryption algorithm …": the thing the question asks which one of, named in
+        // no retrieved passage.
+        if let Some(noun) = value::asked_noun(own) {
+            let wanted = text::stem(&noun);
+            if !state
+                .evidence
+                .iter()
+                .any(|e| extractive::stems(&e.text).contains(&wanted))
+            {
+                missing.push(noun);
+            }
+        }
         // A quote as close in meaning as [`extractive::SAID_OTHERWISE`] says what the missing
         // term names in other words ("security camera footage" for "CCTV footage").
         let closeness = self.closeness(query, citations, rank_only).await?;

@@ -297,6 +297,46 @@ fn kind_of(ask: &str) -> Option<Kind> {
     }
 }
 
+/// The thing a question asks which one of, by name: "Which encryption algorithm must …",
+/// "What fine is charged …" — the head of the words between "which"/"what" and the verb
+/// (an auxiliary or modal of `lexicon::AUXILIARIES`) that follows them, all content words.
+/// `None` for any other shape ("What happens …", "What is the …", "Which of …"), for "what"
+/// and a plural ("What mechanisms are in place …" asks for a description, which a document
+/// words its own way), and for a question about which document or part of one says something
+/// (`lexicon::REFERENCE_NOUNS`, "document", "policy").
+pub fn asked_noun(question: &str) -> Option<String> {
+    let (wh, rest) = interrogative(question)?;
+    if !matches!(wh.as_str(), "which" | "what") {
+        return None;
+    }
+    let verb = rest
+        .iter()
+        .position(|w| lexicon::AUXILIARIES.contains(&w.as_str()))?;
+    if !(1..=3).contains(&verb) || rest[..verb].iter().any(|w| content_terms(w).is_empty()) {
+        return None;
+    }
+    let head = rest[verb - 1].clone();
+    let singular = head.strip_suffix('s').unwrap_or(&head);
+    if wh == "what" && head.len() > 3 && head.ends_with('s') && !head.ends_with("ss") {
+        return None;
+    }
+    let names_a_text = lexicon::REFERENCE_NOUNS
+        .iter()
+        .chain(
+            [
+                "document",
+                "policy",
+                "policies",
+                "standard",
+                "procedure",
+                "version",
+            ]
+            .iter(),
+        )
+        .any(|n| *n == head || *n == singular);
+    (!names_a_text).then_some(head)
+}
+
 /// How many words apart a number and the noun it counts may stand ("mode 4754", "at least
 /// three independent reviewers").
 const NEAR: usize = 3;
@@ -500,6 +540,28 @@ pub fn holds(kind: Kind, text: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_question_asking_which_one_by_name_gives_its_noun() {
+        assert_eq!(
+            asked_noun("Which paint brand must be used on the hulls?").as_deref(),
+            Some("brand")
+        );
+        assert_eq!(
+            asked_noun("What deposit is taken for a berth key?").as_deref(),
+            Some("deposit")
+        );
+        assert_eq!(asked_noun("What happens to a boat left over winter?"), None);
+        assert_eq!(
+            asked_noun("Which cleaning products are allowed on deck?").as_deref(),
+            Some("products")
+        );
+        // "What" and a plural asks for a description.
+        assert_eq!(asked_noun("What safeguards are in place for divers?"), None);
+        assert_eq!(asked_noun("What is the fee for a berth?"), None);
+        assert_eq!(asked_noun("Which document covers moorings?"), None);
+        assert_eq!(asked_noun("Who inspects the pontoons?"), None);
+    }
 
     #[test]
     fn a_number_that_names_a_clause_is_no_value() {
