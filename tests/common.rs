@@ -161,6 +161,16 @@ pub async fn ask_ok(
         .unwrap()
 }
 
+/// An audit of `text` against the document `id`.
+pub fn audit_of(id: &str, text: &str) -> policypal::agent::types::AskRequest {
+    policypal::agent::types::AskRequest {
+        text: text.into(),
+        documents: vec![id.to_owned()],
+        action: Some(policypal::agent::types::Action::Audit),
+        ..Default::default()
+    }
+}
+
 /// A PDF whose pages hold the given lines of text (Helvetica, one text object per page). The
 /// pages are as large as the longest line and the most lines need: text outside a page is not
 /// shown by a PDF viewer, and not read by pdftotext.

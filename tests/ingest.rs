@@ -235,27 +235,20 @@ async fn an_audit_holds_a_statement_to_the_case_of_a_rule_with_one_measure_per_c
     // breakwater every two years" and "fuel spills within three hours" came back compliant;
     // and "fourteen" was read as four "teen". Each part is now a case of its own, and a
     // statement is held to the case whose own words it shares.
-    use policypal::agent::types::{Action, AskRequest, AuditStatus};
+    use crate::common::{ask_ok, audit_of};
+    use policypal::agent::types::AuditStatus;
     let (t, p, doc, _) = first_page_of("harbour-inspections.pdf").await;
     let agent = policypal::agent::Agent::new(&t.lib).without_cache();
-    let audit = |text: &'static str| {
-        let (agent, p, id) = (&agent, &p, doc.id.clone());
-        async move {
-            crate::common::ask_ok(
-                agent,
-                p,
-                AskRequest {
-                    text: format!("Check this note against the inspection standard.\n\n{text}"),
-                    documents: vec![id],
-                    action: Some(Action::Audit),
-                    ..Default::default()
-                },
-            )
-            .await
-        }
+    let audit = |text: &str| {
+        audit_of(
+            &doc.id,
+            &format!("Check this note against the inspection standard.\n\n{text}"),
+        )
     };
-    let turn = audit(
-        "The breakwater is inspected every two years. Fuel spills are reported within three hours. Other spills are reported within twenty days.",
+    let turn = ask_ok(
+        &agent,
+        &p,
+        audit("The breakwater is inspected every two years. Fuel spills are reported within three hours. Other spills are reported within twenty days."),
     )
     .await;
     let report = turn.answer.audit.clone().expect("an audit report");
@@ -280,8 +273,10 @@ async fn an_audit_holds_a_statement_to_the_case_of_a_rule_with_one_measure_per_c
     );
     assert_eq!(report.findings.len(), 3, "{}", turn.answer.text);
     // Each case met: compliant.
-    let turn = audit(
-        "The pontoons are inspected every month. Fuel spills are reported within one hour. Other spills are reported within ten days.",
+    let turn = ask_ok(
+        &agent,
+        &p,
+        audit("The pontoons are inspected every month. Fuel spills are reported within one hour. Other spills are reported within ten days."),
     )
     .await;
     let report = turn.answer.audit.clone().expect("an audit report");
@@ -464,18 +459,16 @@ async fn an_audit_holds_a_statement_to_the_table_row_of_its_case_not_the_most_si
     // Regression: the rows of a table differ by their case ("Commercial", "Visitor"), which
     // embedding similarity hardly weighs; "a commercial berth holder gives 45 days" was held
     // to the closest-looking row and came back compliant, though its own row asks 60.
-    use policypal::agent::types::{Action, AskRequest, AuditStatus};
+    use policypal::agent::types::AuditStatus;
     let (t, p, doc, _) = first_page_of("berth-fees.pdf").await;
     let agent = policypal::agent::Agent::new(&t.lib).without_cache();
     let turn = crate::common::ask_ok(
         &agent,
         &p,
-        AskRequest {
-            text: "Check this note against the berth rules.\n\nA commercial berth holder gives 45 days of notice before leaving. Visitors pay 40 crowns a night.".into(),
-            documents: vec![doc.id.clone()],
-            action: Some(Action::Audit),
-            ..Default::default()
-        },
+        crate::common::audit_of(
+            &doc.id,
+            "Check this note against the berth rules.\n\nA commercial berth holder gives 45 days of notice before leaving. Visitors pay 40 crowns a night.",
+        ),
     )
     .await;
     let report = turn.answer.audit.clone().expect("an audit report");

@@ -7,6 +7,8 @@
 //! Payroll, CCTV footage" then "7 years, 6 years, 30 days"), while a row's meaning runs
 //! across it. Must not: run programs, clean text or decide anything about an answer.
 
+use std::borrow::Borrow;
+
 /// A line of text on a page with its box (points from the page's top-left corner).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Line {
@@ -41,6 +43,12 @@ pub struct Page {
 
 /// Cell separator of a table row in page text.
 pub const CELL: char = '\t';
+
+/// Text from an extractor other than [`page_text`], with every [`CELL`] made a space: in
+/// stored text a tab means a cell boundary and nothing else.
+pub fn without_cells(text: &str) -> String {
+    text.replace(CELL, " ")
+}
 
 /// The pages of `pdftotext -bbox-layout` output. A word closer to the one before it than
 /// [`GLUE`] of the line's height is glued to it, as poppler's plain text glues them (a
@@ -189,27 +197,26 @@ const CONTINUES: f32 = 1.2;
 const ROW_GAP: f32 = 1.3;
 
 /// Bands: lines whose tops agree, top to bottom, each left to right (indices into `lines`).
-fn bands(lines: &[Line]) -> Vec<Vec<usize>> {
+fn bands<L: Borrow<Line>>(lines: &[L]) -> Vec<Vec<usize>> {
+    let line = |i: usize| lines[i].borrow();
     let mut order: Vec<usize> = (0..lines.len()).collect();
     order.sort_by(|&a, &b| {
-        lines[a]
+        line(a)
             .y0
-            .total_cmp(&lines[b].y0)
-            .then(lines[a].x0.total_cmp(&lines[b].x0))
+            .total_cmp(&line(b).y0)
+            .then(line(a).x0.total_cmp(&line(b).x0))
     });
     let mut bands: Vec<Vec<usize>> = Vec::new();
     for i in order {
         match bands.last_mut() {
-            Some(band)
-                if (lines[band[0]].y0 - lines[i].y0).abs() < SAME_TOP * lines[i].height() =>
-            {
+            Some(band) if (line(band[0]).y0 - line(i).y0).abs() < SAME_TOP * line(i).height() => {
                 band.push(i);
             }
             _ => bands.push(vec![i]),
         }
     }
     for band in &mut bands {
-        band.sort_by(|&a, &b| lines[a].x0.total_cmp(&lines[b].x0));
+        band.sort_by(|&a, &b| line(a).x0.total_cmp(&line(b).x0));
     }
     bands
 }
@@ -224,7 +231,24 @@ const EDGE_REACH: usize = 2;
 /// column's left edge; a single line there may be a centred header cell) to the right of the
 /// line's own start, when its band has other lines beside it. A line alone in its band (prose,
 /// a title, a cell that spans the table) is left whole.
-fn split_across_cells(lines: &[Line]) -> Vec<Vec<Line>> {
+fn split_across_cells(page: &Page) -> Page {
+    let lines: Vec<&Line> = page.flows.iter().flatten().collect();
+    let mut pieces = cut_lines(&lines).into_iter();
+    Page {
+        flows: page
+            .flows
+            .iter()
+            .map(|flow| {
+                flow.iter()
+                    .flat_map(|_| pieces.next().unwrap_or_default())
+                    .collect()
+            })
+            .collect(),
+    }
+}
+
+/// [`split_across_cells`] for the lines of a page in reading order: each line's pieces.
+fn cut_lines(lines: &[&Line]) -> Vec<Vec<Line>> {
     let bands = bands(lines);
     let mut band_of = vec![0; lines.len()];
     for (b, band) in bands.iter().enumerate() {
@@ -235,7 +259,7 @@ fn split_across_cells(lines: &[Line]) -> Vec<Vec<Line>> {
     lines
         .iter()
         .enumerate()
-        .map(|(i, l)| {
+        .map(|(i, &l)| {
             let b = band_of[i];
             if bands[b].len() < 2 || l.words.len() < 2 {
                 return vec![l.clone()];
@@ -601,19 +625,7 @@ fn join_cell(parts: &[&str]) -> String {
 /// is then poppler's plain reading). Lines of a flow are joined by a line break, flows by a
 /// blank line, as poppler prints them.
 pub fn page_text(page: &Page) -> Option<String> {
-    let all: Vec<Line> = page.flows.iter().flatten().cloned().collect();
-    let mut pieces = split_across_cells(&all).into_iter();
-    let page = Page {
-        flows: page
-            .flows
-            .iter()
-            .map(|flow| {
-                flow.iter()
-                    .flat_map(|_| pieces.next().unwrap_or_default())
-                    .collect()
-            })
-            .collect(),
-    };
+    let page = split_across_cells(page);
     let lines: Vec<Line> = page.flows.iter().flatten().cloned().collect();
     let tables = tables(&lines);
     if tables.is_empty() {
@@ -850,7 +862,8 @@ mod tests {
             boxed(50.0, 64.0, "Aisle", 20.0),
             boxed(120.0, 64.0, "Anyone", 20.0),
         ]);
-        assert_eq!(split_across_cells(&centred.flows[0])[3].len(), 1);
+        let lines: Vec<&Line> = centred.flows[0].iter().collect();
+        assert_eq!(cut_lines(&lines)[3].len(), 1);
         // A line alone in its band is never cut, wherever its words fall.
         let prose = one_flow(vec![
             boxed(50.0, 20.0, "Seats are free", 20.0),
@@ -862,7 +875,8 @@ mod tests {
             ),
             boxed(136.0, 60.0, "Staff", 20.0),
         ]);
-        assert_eq!(split_across_cells(&prose.flows[0])[1].len(), 1);
+        let lines: Vec<&Line> = prose.flows[0].iter().collect();
+        assert_eq!(cut_lines(&lines)[1].len(), 1);
     }
 
     #[test]

@@ -274,7 +274,7 @@ pub fn extract_with(bytes: &[u8], poppler_secs: u64) -> Result<Vec<RawPage>, Ing
     let poppler = poppler.map(|mut texts| {
         // A tab is the cell separator of the rows written here, nothing else.
         for text in &mut texts {
-            *text = text.replace(super::grid::CELL, " ");
+            *text = super::grid::without_cells(text);
         }
         let boxes = (left() > 0)
             .then(|| poppler_run(bytes, left(), Poppler::Boxes))
@@ -298,7 +298,7 @@ pub fn extract_with(bytes: &[u8], poppler_secs: u64) -> Result<Vec<RawPage>, Ing
         {
             for ((text, drawn), done) in texts.iter_mut().zip(drawn).zip(&tabled) {
                 if !done && rows_kept(text, &drawn) {
-                    *text = drawn.replace(super::grid::CELL, " ");
+                    *text = super::grid::without_cells(&drawn);
                 }
             }
         }
@@ -384,7 +384,7 @@ fn extract_page(doc: &Document, number: u32, page_id: pdf_extract::ObjectId) -> 
     let has_images = extractor == Extractor::None && page_has_images(doc, page_id);
     RawPage {
         number,
-        text: text.replace(super::grid::CELL, " "),
+        text: super::grid::without_cells(&text),
         extractor,
         has_images,
     }

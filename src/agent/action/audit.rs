@@ -8,6 +8,7 @@
 //! conflict that no rule or verified model finding supports, or cite an unverified quote.
 
 use std::collections::{HashMap, HashSet};
+use std::sync::Arc;
 
 use crate::Error;
 use crate::agent::evidence::{evidence_of, label, refusal};
@@ -47,15 +48,30 @@ pub(super) struct Candidate {
 enum Part {
     /// The whole rule, which has no cases.
     Whole,
-    /// The whole of a rule with cases: it binds by its loosest measure, for a statement that
-    /// no case fits better than the others.
-    WholeOfCases,
-    /// Case `index` of its rule, with the terms of its own words.
+    /// The whole of a rule with cases (the own terms of each, in order): it binds by its
+    /// loosest measure, for a statement in none of them (see `audit::case_of`).
+    WholeOfCases(Arc<[HashSet<String>]>),
+    /// Case `index` of a rule whose cases have these own terms, read as `reading`.
     Case {
         index: usize,
-        own: HashSet<String>,
+        owns: Arc<[HashSet<String>]>,
         reading: String,
     },
+}
+
+impl Part {
+    /// Whether a statement with `terms` is held to this part of its rule: a rule without cases
+    /// always, a case when the statement is in it, the whole of a rule with cases when the
+    /// statement is in none.
+    fn binds(&self, terms: &HashSet<String>) -> bool {
+        let case_of =
+            |owns: &[HashSet<String>]| audit::case_of(terms, &owns.iter().collect::<Vec<_>>());
+        match self {
+            Part::Whole => true,
+            Part::WholeOfCases(owns) => case_of(owns).is_none(),
+            Part::Case { index, owns, .. } => case_of(owns) == Some(*index),
+        }
+    }
 }
 
 impl Candidate {
@@ -223,27 +239,35 @@ impl Agent<'_> {
                                 }
                             };
                             // A rule with one measure per case is read whole (by its loosest
-                            // measure, when it binds as one line) and case by case.
-                            let cases = audit::cases(&reading);
+                            // measure, when it binds as one line) and case by case — when
+                            // every case reads as a rule, so that a case's index is its place.
                             let terms = audit::terms(&reading);
-                            if let Some(clause) = audit::clause(&reading) {
-                                found.push(candidate(
-                                    clause,
-                                    if cases.is_empty() {
-                                        Part::Whole
-                                    } else {
-                                        Part::WholeOfCases
-                                    },
-                                ));
-                            }
-                            for (index, case) in cases.into_iter().enumerate() {
-                                if let Some(mut clause) = audit::clause(&case.reading) {
+                            let cases: Vec<(audit::Case, audit::Clause)> = audit::cases(&reading)
+                                .into_iter()
+                                .map(|case| {
+                                    let mut clause = audit::clause(&case.reading)?;
                                     clause.terms.extend(terms.iter().cloned());
+                                    Some((case, clause))
+                                })
+                                .collect::<Option<_>>()
+                                .unwrap_or_default();
+                            let owns: Arc<[HashSet<String>]> =
+                                cases.iter().map(|(case, _)| case.own.clone()).collect();
+                            let whole_part = if cases.len() < 2 {
+                                Part::Whole
+                            } else {
+                                Part::WholeOfCases(owns.clone())
+                            };
+                            if let Some(clause) = audit::clause(&reading) {
+                                found.push(candidate(clause, whole_part.clone()));
+                            }
+                            if whole_part != Part::Whole {
+                                for (index, (case, clause)) in cases.into_iter().enumerate() {
                                     found.push(candidate(
                                         clause,
                                         Part::Case {
                                             index,
-                                            own: case.own,
+                                            owns: owns.clone(),
                                             reading: case.reading,
                                         },
                                     ));
@@ -474,32 +498,9 @@ impl Agent<'_> {
                         .map(|(_, sim)| *sim)
                         .fold(0.0f32, f32::max)
                 };
-                // A rule with one measure per case holds the statement to its case (see
-                // `audit::case_of`); with none, to the whole rule (its loosest measure).
-                let fits = |c: &Candidate| match &c.part {
-                    Part::Case { index, .. } => {
-                        let mut owns: Vec<(usize, &HashSet<String>)> = candidates
-                            .iter()
-                            .filter(|o| o.doc_char == c.doc_char)
-                            .filter_map(|o| match &o.part {
-                                Part::Case { index, own, .. } => Some((*index, own)),
-                                _ => None,
-                            })
-                            .collect();
-                        owns.sort_by_key(|(i, _)| *i);
-                        let owns: Vec<&HashSet<String>> =
-                            owns.into_iter().map(|(_, o)| o).collect();
-                        audit::case_of(&s.terms, &owns) == Some(*index)
-                    }
-                    _ => false,
-                };
-                let eligible = |c: &Candidate| match &c.part {
-                    Part::Whole => true,
-                    Part::Case { .. } => fits(c),
-                    Part::WholeOfCases => !candidates
-                        .iter()
-                        .any(|o| o.doc_char == c.doc_char && fits(o)),
-                };
+                // A rule with one measure per case holds the statement to its case, else to
+                // the whole rule (its loosest measure).
+                let eligible = |c: &Candidate| c.part.binds(&s.terms);
                 // The bound that governs a number of the statement is the one in the clause
                 // closest to it among those that measure the same thing ("submit the return
                 // within 14 days", not "notify the supervisor within 2 business days"; a

@@ -76,7 +76,7 @@ impl Agent<'_> {
             names.extend(extractive::stems(&d.version));
             heads.extend(head.iter().cloned());
         }
-        // A version code in a name ("…-v2") is written "version 2" in a question.
+        // A name's version code ("…-v2") reads as "version 2" in a question.
         let numbers: Vec<String> = names
             .iter()
             .filter_map(|n| compare::version_number(n).map(str::to_owned))

@@ -627,24 +627,22 @@ pub struct Case {
 /// ([`loosest`]); a statement whose words meet one case better than every other is held to
 /// that case's own.
 pub fn cases(sentence: &str) -> Vec<Case> {
-    let mut measures: Vec<(usize, usize, &'static str)> = Vec::new();
+    // Each measure's span, and whether it is a recurrence (else a bound).
+    let mut measures: Vec<(usize, usize, bool)> = Vec::new();
     if let Some(re) = BOUND.as_ref() {
         for c in re.captures_iter(sentence) {
             if let (Some(m), Some(_)) = (c.get(0), measured(&c, 2)) {
-                measures.push((m.start(), m.end(), "bound"));
+                measures.push((m.start(), m.end(), false));
             }
         }
     }
     if let Some(re) = PERIOD.as_ref() {
         for m in re.find_iter(sentence) {
-            measures.push((m.start(), m.end(), "recurrence"));
+            measures.push((m.start(), m.end(), true));
         }
     }
-    measures.sort_unstable();
-    let Some(kind) = measures.first().map(|m| m.2) else {
-        return Vec::new();
-    };
-    if measures.len() < 2 || measures.iter().any(|m| m.2 != kind) {
+    measures.sort_unstable_by_key(|m| m.0);
+    if measures.len() < 2 || measures.iter().any(|m| m.2 != measures[0].2) {
         return Vec::new();
     }
     let mut splits = Vec::new();

@@ -262,6 +262,30 @@ pub const REFERENCE_NOUNS: [&str; 12] = [
     "regulation",
 ];
 
+/// Whether a word (any case, singular or plural) is one of [`REFERENCE_NOUNS`].
+pub fn is_reference_noun(word: &str) -> bool {
+    let w = word.to_lowercase();
+    let singular = w.strip_suffix('s').unwrap_or(&w);
+    REFERENCE_NOUNS.iter().any(|n| *n == w || *n == singular)
+}
+
+/// Nouns that name a document or a version of one: a question asking "which policy …" asks
+/// which text says something, not for a thing the text names. See `value::asked_noun`.
+pub const DOCUMENT_NOUNS: [&str; 6] = [
+    "document",
+    "policy",
+    "policies",
+    "standard",
+    "procedure",
+    "version",
+];
+
+/// Whether a lower-case word reads as a plural noun or a verb in -s ("providers", "holds"),
+/// not a word that merely ends in s ("class", "bus"): longer than three letters, not in -ss.
+pub fn ends_like_plural(word: &str) -> bool {
+    word.len() > 3 && word.ends_with('s') && !word.ends_with("ss")
+}
+
 /// Determiners that point back at something named before ("this register", "such records", "these
 /// files"); see `extractive::refers_back`.
 pub const DEMONSTRATIVES: [&str; 5] = ["this", "that", "these", "those", "such"];

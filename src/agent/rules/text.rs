@@ -176,11 +176,7 @@ fn ends_mid_sentence(line: &str) -> bool {
         .find(|w| !w.is_empty())
         .unwrap_or("")
         .to_lowercase();
-    let singular = last.strip_suffix('s').unwrap_or(&last);
-    STOP_WORDS.contains(last.as_str())
-        || crate::agent::rules::lexicon::REFERENCE_NOUNS
-            .iter()
-            .any(|n| *n == last || *n == singular)
+    STOP_WORDS.contains(last.as_str()) || crate::agent::rules::lexicon::is_reference_noun(&last)
 }
 
 /// Whether the text opens with a clause number and then a capitalised word: "3.1 Employees",

@@ -245,10 +245,7 @@ fn kind_of(ask: &str) -> Option<Kind> {
     // noun would be: "Which bank accounts are …").
     if matches!(wh.as_str(), "which" | "what") && lexicon::ORGANISATIONS.contains(&word(0)) {
         let verb = lexicon::AUXILIARIES.contains(&word(1))
-            || (word(1).len() > 3
-                && word(1).ends_with('s')
-                && !word(1).ends_with("ss")
-                && !lexicon::AUXILIARIES.contains(&word(2)));
+            || (lexicon::ends_like_plural(word(1)) && !lexicon::AUXILIARIES.contains(&word(2)));
         if verb {
             return Some(Kind::Name);
         }
@@ -297,13 +294,13 @@ fn kind_of(ask: &str) -> Option<Kind> {
     }
 }
 
-/// The thing a question asks which one of, by name: "Which encryption algorithm must …",
-/// "What fine is charged …" — the head of the words between "which"/"what" and the verb
-/// (an auxiliary or modal of `lexicon::AUXILIARIES`) that follows them, all content words.
-/// `None` for any other shape ("What happens …", "What is the …", "Which of …"), for "what"
-/// and a plural ("What mechanisms are in place …" asks for a description, which a document
-/// words its own way), and for a question about which document or part of one says something
-/// (`lexicon::REFERENCE_NOUNS`, "document", "policy").
+/// The thing a question asks which one of, by name: "Which paint brand must …", "What
+/// deposit is taken …" — the head of the one to three content words between "which"/"what"
+/// and the auxiliary or modal (`lexicon::AUXILIARIES`) that follows them. `None` when anything
+/// else follows the interrogative (a verb, "is", an article, "of"), for "what" and a plural (it
+/// asks for a description, which a document words its own way), and for a question about
+/// which document or part of one says something (`lexicon::DOCUMENT_NOUNS`,
+/// `lexicon::REFERENCE_NOUNS`).
 pub fn asked_noun(question: &str) -> Option<String> {
     let (wh, rest) = interrogative(question)?;
     if !matches!(wh.as_str(), "which" | "what") {
@@ -316,24 +313,14 @@ pub fn asked_noun(question: &str) -> Option<String> {
         return None;
     }
     let head = rest[verb - 1].clone();
-    let singular = head.strip_suffix('s').unwrap_or(&head);
-    if wh == "what" && head.len() > 3 && head.ends_with('s') && !head.ends_with("ss") {
+    if wh == "what" && lexicon::ends_like_plural(&head) {
         return None;
     }
-    let names_a_text = lexicon::REFERENCE_NOUNS
-        .iter()
-        .chain(
-            [
-                "document",
-                "policy",
-                "policies",
-                "standard",
-                "procedure",
-                "version",
-            ]
-            .iter(),
-        )
-        .any(|n| *n == head || *n == singular);
+    let singular = head.strip_suffix('s').unwrap_or(&head);
+    let names_a_text = lexicon::is_reference_noun(&head)
+        || lexicon::DOCUMENT_NOUNS
+            .iter()
+            .any(|n| *n == head || *n == singular);
     (!names_a_text).then_some(head)
 }
 
@@ -508,17 +495,11 @@ pub fn measure_nouns<'a>(terms: impl IntoIterator<Item = &'a String>) -> Vec<(St
 /// Whether the text before a number ends with a reference noun ("clause 4.1", "section 12",
 /// "Schedule 2"): the number then names a part of a document, not a value.
 fn names_a_reference(before: &str) -> bool {
-    let last = before
+    before
         .trim_end()
         .rsplit(|c: char| !c.is_alphabetic())
         .next()
-        .unwrap_or("")
-        .to_lowercase();
-    let singular = last.strip_suffix('s').unwrap_or(&last);
-    !last.is_empty()
-        && lexicon::REFERENCE_NOUNS
-            .iter()
-            .any(|n| *n == last || *n == singular)
+        .is_some_and(lexicon::is_reference_noun)
 }
 
 /// Whether `text` holds a value of `kind`.
