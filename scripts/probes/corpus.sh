@@ -25,9 +25,11 @@
 # table (LibreOffice) and a visitor procedure printed by WeasyPrint (escalation.py); probe 20 a
 # records retention schedule whose Word table runs over three pages without repeating its
 # header (LibreOffice), an information security policy of numbered clauses and two versions of
-# an authentication standard typeset with groff -ms (records.py). Needs enscript, ghostscript, groff, shared-mime-info, dpkg-dev's docs and
+# an authentication standard typeset with groff -ms (records.py); probe 21 two versions of the
+# Debian Constitution (plain text printed by LibreOffice Writer) and the Debian Social Contract
+# (enscript), from the doc-debian package. Needs enscript, ghostscript, groff, shared-mime-info, dpkg-dev's docs and
 # man-db's docs (the packages of a Debian 12 desktop), `apt-get download` of debian-faq,
-# harden-doc and debian-policy, and for probes 9 and 11 libreoffice-writer-nogui and the Python
+# harden-doc, debian-policy and doc-debian, and for probes 9 and 11 libreoffice-writer-nogui and the Python
 # packages python-docx and reportlab, and for probes 13 and 14 weasyprint and fpdf2.
 #   bash scripts/probes/corpus.sh OUT
 #   policypal --data-dir D eval scripts/probes/probe1.jsonl --corpus OUT/probe1 --out r.jsonl
@@ -119,4 +121,18 @@ for f in "$w"/*.ms; do
   groff -ms -Tps "$f" > "$w/t.ps" 2>/dev/null
   ps2pdf "$w/t.ps" "$out/probe20/$(basename "$f" .ms).pdf"
 done
+rm -rf "$w"
+# Probe 21: the Debian Constitution (versions 1.7 and 1.9, plain text printed by LibreOffice
+# Writer) and the Debian Social Contract with the DFSG (enscript), all from the doc-debian package.
+mkdir -p "$out/probe21"
+w=$(mktemp -d)
+(cd "$w" && apt-get download -q doc-debian >/dev/null)
+dpkg -x "$w"/doc-debian_*.deb "$w/x"
+d="$w/x/usr/share/doc/debian"
+gunzip -c "$d/constitution.1.7.txt.gz" > "$w/constitution-v1.7.txt"
+gunzip -c "$d/constitution.txt.gz" > "$w/constitution-v1.9.txt"
+soffice --headless --convert-to pdf --outdir "$out/probe21" "$w"/constitution-v1.*.txt >/dev/null 2>&1
+gunzip -c "$d/social-contract.txt.gz" | iconv -f utf-8 -t latin1//TRANSLIT > "$w/sc.txt"
+enscript -q -B -f Courier10 -p "$w/sc.ps" "$w/sc.txt"
+ps2pdf "$w/sc.ps" "$out/probe21/social-contract.pdf"
 rm -rf "$w"
