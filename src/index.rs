@@ -25,6 +25,7 @@ use lancedb::{Connection, DistanceType, Table};
 
 pub mod identifiers;
 mod resident;
+pub mod spelling;
 
 use resident::Resident;
 
@@ -793,7 +794,7 @@ impl ChunkIndex {
         if !has_fts {
             return Ok(Vec::new());
         }
-        let query = FullTextSearchQuery::new(query.to_owned())
+        let query = FullTextSearchQuery::new(spelling::with_other_spellings(query))
             .with_column("text".to_owned())
             .map_err(lancedb::Error::from)?;
         let batches: Vec<RecordBatch> = self

@@ -290,7 +290,8 @@ static STOP_WORDS: LazyLock<HashSet<&'static str>> = LazyLock::new(|| {
         .collect()
 });
 
-/// Lower-cased content words of a text (stop words and 1-letter tokens removed), in order,
+/// Lower-cased content words of a text (stop words and 1-letter tokens removed, a capital
+/// letter standing alone kept: it names something), in order,
 /// de-duplicated. Hyphenated, slashed and dotted tokens ("risk-weighted", "/etc/opt",
 /// "login.defs", "2.5") stay whole and also contribute their parts (a number's parts excepted).
 pub fn content_terms(text: &str) -> Vec<String> {
@@ -303,11 +304,14 @@ pub fn content_terms(text: &str) -> Vec<String> {
                 ',' | ';' | ':' | '(' | ')' | '?' | '!' | '"' | '“' | '”' | '[' | ']' | '{' | '}'
             )
     }) {
-        let token = raw
+        let trimmed = raw
             .trim_matches(|c: char| !c.is_alphanumeric() && c != '/' && c != '_')
-            .trim_end_matches('.')
-            .to_lowercase()
-            .replace(['’', '‘'], "'");
+            .trim_end_matches('.');
+        // A capital letter standing alone names something ("Q is half of …", "Schedule B",
+        // "option C"); "A" and "I" are words.
+        let symbol = trimmed.len() == 1 && trimmed.chars().all(|c| c.is_ascii_uppercase());
+        let symbol = symbol && !matches!(trimmed, "A" | "I");
+        let token = trimmed.to_lowercase().replace(['’', '‘'], "'");
         let token = token.strip_suffix("'s").unwrap_or(&token).to_owned();
         let mut candidates = vec![token.clone()];
         if token.contains('-') || token.contains('/') {
@@ -328,7 +332,7 @@ pub fn content_terms(text: &str) -> Vec<String> {
             }
         }
         for t in candidates {
-            if t.chars().count() < 2 && !t.chars().all(|c| c.is_ascii_digit()) {
+            if t.chars().count() < 2 && !t.chars().all(|c| c.is_ascii_digit()) && !symbol {
                 continue;
             }
             if t.is_empty() || STOP_WORDS.contains(t.as_str()) {
@@ -342,9 +346,12 @@ pub fn content_terms(text: &str) -> Vec<String> {
     out
 }
 
-/// A crude English stem so "retained"/"retention"/"retains" and "penalties"/"penalty" meet.
+/// A crude English stem so "retained"/"retention"/"retains" and "penalties"/"penalty" meet,
+/// and the British and American spellings of a word ([`spelling::american`]).
+///
+/// [`spelling::american`]: crate::index::spelling::american
 pub fn stem(word: &str) -> String {
-    let w = word.to_lowercase();
+    let w = crate::index::spelling::american(&word.to_lowercase());
     // "file"/"files", "notice"/"notices"/"noticed" and "change"/"changed" meet without the e.
     let base = strip_suffixes(&w);
     let base = match base.strip_suffix('e') {
@@ -360,6 +367,16 @@ pub fn stem(word: &str) -> String {
 
 fn strip_suffixes(w: &str) -> String {
     let w = w.to_owned();
+    // "-ion" after s or t goes when five letters stay (Porter's rule): "collection" and
+    // "collected", "expression" and "expressed" meet; "portion" and "port", "mission" and "miss",
+    // "version" and "verse" stay apart. "-ation" is the loop's.
+    if let Some(base) = w.strip_suffix("ions").or_else(|| w.strip_suffix("ion"))
+        && base.ends_with(['s', 't'])
+        && !base.ends_with("at")
+        && base.chars().count() >= 5
+    {
+        return base.to_owned();
+    }
     for suffix in [
         "ations", "ation", "ings", "ing", "ies", "ied", "ed", "es", "ly", "s",
     ] {
@@ -851,6 +868,59 @@ mod tests {
     fn clip_cuts_at_a_word_boundary() {
         assert_eq!(clip("alpha beta gamma", 12), "alpha beta");
         assert_eq!(clip("short", 300), "short");
+    }
+
+    #[test]
+    fn british_and_american_spellings_meet() {
+        for (british, american) in [
+            ("licences", "licenses"),
+            ("licence", "license"),
+            ("organisation", "organization"),
+            ("authorised", "authorized"),
+            ("minimising", "minimizing"),
+            ("analyse", "analyze"),
+            ("behaviour", "behavior"),
+            ("favourable", "favorable"),
+            ("centre", "center"),
+            ("calibres", "calibers"),
+            ("catalogue", "catalog"),
+            ("programmes", "programs"),
+            ("judgement", "judgment"),
+            ("cancelled", "canceled"),
+            ("travelling", "traveling"),
+            ("defence", "defense"),
+        ] {
+            assert_eq!(stem(british), stem(american), "{british}");
+        }
+        // Short words that merely end like a British spelling are left alone.
+        for w in ["rise", "hour", "four", "your", "spelled", "hatred"] {
+            assert_eq!(crate::index::spelling::american(w), w);
+        }
+    }
+
+    #[test]
+    fn a_capital_letter_standing_alone_is_a_term_and_a_lower_case_one_is_not() {
+        let terms = content_terms("Where is the figure R defined in Annex B (see item (c))?");
+        assert!(terms.contains(&"r".to_owned()) && terms.contains(&"b".to_owned()));
+        assert!(!terms.contains(&"c".to_owned()));
+        assert!(
+            content_terms("A person or I may ask.")
+                .iter()
+                .all(|t| t.len() > 1)
+        );
+    }
+
+    #[test]
+    fn a_noun_in_ion_meets_its_verb() {
+        assert_eq!(stem("collection"), stem("collected"));
+        assert_eq!(stem("corrections"), stem("corrected"));
+        assert_eq!(stem("deletion"), stem("delete"));
+        assert_eq!(stem("inspection"), stem("inspects"));
+        // Short stems would meet unrelated words.
+        assert_ne!(stem("portion"), stem("port"));
+        assert_ne!(stem("mission"), stem("miss"));
+        assert_ne!(stem("version"), stem("verse"));
+        assert_eq!(stem("violation"), stem("violated"));
     }
 
     #[test]
