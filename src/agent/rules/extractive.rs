@@ -656,9 +656,12 @@ pub fn pick(terms: &HashMap<String, f32>, evidence: &[Evidence], max: usize) -> 
 /// between versions of a document, which choose what differs, not what ranks first.
 ///
 /// `wanted` are the values the question asks for ([`value::asks`]): when no chosen sentence
-/// holds a value of a kind it wants, the best sentence of a chosen passage that gives one
-/// ([`value::Asks::answered_by`]) is added if it scores at least [`VALUE_SHARE`] of the best ("What mode should the program have?" is answered by
-/// "They should have mode 4754", which shares fewer of its words than the sentences around it).
+/// holds a value of a kind it wants, a sentence that gives one ([`value::Asks::answered_by`])
+/// and scores at least [`VALUE_SHARE`] of the best is added: first one of a chosen document
+/// that names what the question measures ([`value::Asks::names_subject`]), else one of a chosen
+/// passage ("What mode should the program have?" is answered by "They should have mode 4754",
+/// which shares fewer of its words than the sentences around it), else one of a chosen
+/// document that completes the question's words.
 pub fn pick_answer(
     terms: &HashMap<String, f32>,
     evidence: &[Evidence],
@@ -789,9 +792,21 @@ fn pick_from(
                 && !chosen.contains(&i)
                 && wanted.answered_by(kind, &cands[i].sentence.text)
         };
+        // First a sentence of a chosen document that names all of what the question measures
+        // ("How long is the notice period …" and "The notice period is 2 weeks"): the value
+        // is then the subject's, wherever the passage ranked.
+        let measures = |c: &Candidate| {
+            documents.contains(&evidence[c.evidence].document_id)
+                && wanted.names_subject(&c.sentence.text)
+        };
         let found = scored
             .iter()
-            .find(|&&(s, i)| gives(i, s) && passages.contains(&cands[i].evidence))
+            .find(|&&(s, i)| gives(i, s) && measures(&cands[i]))
+            .or_else(|| {
+                scored
+                    .iter()
+                    .find(|&&(s, i)| gives(i, s) && passages.contains(&cands[i].evidence))
+            })
             .or_else(|| {
                 scored
                     .iter()
@@ -1100,6 +1115,30 @@ mod tests {
                 .any(|p| p.sentence.text.starts_with("Only one"))
         );
         assert!(!asked.iter().any(|p| p.evidence == 1));
+    }
+
+    #[test]
+    fn a_value_of_what_the_question_measures_comes_from_any_passage_of_a_chosen_document() {
+        let q = "How long is the cooling period for a returned kettle?";
+        let terms = question_terms(q, "");
+        let evidence = [
+            ev(
+                "A returned kettle is tested by the workshop. Returned kettle parts are kept.",
+                0,
+            ),
+            ev("Refunds are paid in cash. The cooling period is 3 days.", 1),
+            ev(
+                "Staff take a 20 minutes break. Kettles are cleaned daily.",
+                2,
+            ),
+        ];
+        let asked = pick_from(&terms, &evidence, 1, (0, 0), &value::asks(q));
+        assert!(
+            asked.iter().any(|p| p.sentence.text.contains("3 days")),
+            "{asked:?}"
+        );
+        // A duration that does not name what is measured is not taken.
+        assert!(!asked.iter().any(|p| p.sentence.text.contains("20 minutes")));
     }
 
     #[test]

@@ -94,6 +94,9 @@ pub struct Asks {
     /// The nouns whose number an ask wants ("how many reviewers", "what file mode"); see
     /// [`Asks::answered_by`].
     pub nouns: Vec<String>,
+    /// The words of what a "how long / how often / how many" ask measures, stemmed ("How
+    /// long is the notice period for …" → "notice", "period"); see [`measured_subject`].
+    pub subject: Vec<String>,
 }
 
 impl Asks {
@@ -124,6 +127,16 @@ impl Asks {
                     .iter()
                     .any(|x| numeric(x))
         })
+    }
+
+    /// Whether `sentence` names what the question measures ([`Asks::subject`]) in the
+    /// question's words and order ("the notice period", not "a notice … during that period").
+    pub fn names_subject(&self, sentence: &str) -> bool {
+        if self.subject.is_empty() {
+            return false;
+        }
+        let words: Vec<String> = content_terms(sentence).iter().map(|w| stem(w)).collect();
+        words.windows(self.subject.len()).any(|w| w == self.subject)
     }
 
     /// [`Asks::unmet`] over the quotes that speak of the question's subject (`subject`: its own
@@ -210,6 +223,7 @@ pub fn asks(question: &str) -> Asks {
                 if matches!(k, Kind::Number | Kind::Extent) {
                     out.units.extend(unit_named(part));
                     out.nouns.extend(value_noun(part));
+                    out.subject.extend(measured_subject(part));
                 }
                 out.values.push(k);
             }
@@ -322,6 +336,37 @@ pub fn asked_noun(question: &str) -> Option<String> {
             .iter()
             .any(|n| *n == head || *n == singular);
     (!names_a_text).then_some(head)
+}
+
+/// What a "how …" ask measures, as stems: the content words after "how many" / "how much"
+/// up to the auxiliary, or after "how long" (or "often", "soon", …), its auxiliary and an
+/// optional determiner, up to the first word that is not a content word ("How long is the
+/// notice period for a tenant?" → "notice", "period"; "How often must the backup be tested?" →
+/// "backup", "test"). Empty for any other shape.
+pub fn measured_subject(ask: &str) -> Vec<String> {
+    let Some((wh, rest)) = interrogative(ask) else {
+        return Vec::new();
+    };
+    if wh != "how" || rest.len() < 3 {
+        return Vec::new();
+    }
+    let aux = |w: &String| lexicon::AUXILIARIES.contains(&w.as_str());
+    let from = if matches!(rest[0].as_str(), "many" | "much") {
+        1
+    } else if aux(&rest[1]) {
+        let det = matches!(
+            rest.get(2).map(String::as_str),
+            Some("the" | "a" | "an" | "its" | "their" | "each" | "every" | "our" | "your")
+        );
+        2 + usize::from(det)
+    } else {
+        return Vec::new();
+    };
+    rest[from.min(rest.len())..]
+        .iter()
+        .take_while(|w| !aux(w) && !content_terms(w).is_empty())
+        .map(|w| stem(w))
+        .collect()
 }
 
 /// How many words apart a number and the noun it counts may stand ("mode 4754", "at least
@@ -493,13 +538,24 @@ pub fn measure_nouns<'a>(terms: impl IntoIterator<Item = &'a String>) -> Vec<(St
 }
 
 /// Whether the text before a number ends with a reference noun ("clause 4.1", "section 12",
-/// "Schedule 2"): the number then names a part of a document, not a value.
+/// "Schedule 2") or a section sign ("§4.2"): the number then names a part of a document, not a
+/// value.
 fn names_a_reference(before: &str) -> bool {
-    before
-        .trim_end()
-        .rsplit(|c: char| !c.is_alphabetic())
-        .next()
-        .is_some_and(lexicon::is_reference_noun)
+    let before = before.trim_end();
+    before.ends_with('§')
+        || before
+            .rsplit(|c: char| !c.is_alphabetic())
+            .next()
+            .is_some_and(lexicon::is_reference_noun)
+}
+
+/// Whether a number between `before` and `after` numbers an item of a list ("3. Votes are
+/// …", "…; 4. vote on …", "2) the chair"): it opens the text or follows a semicolon or colon,
+/// and a full stop or closing bracket and a space follow it.
+fn enumerates(before: &str, after: &str) -> bool {
+    let opens = before.trim_end().is_empty() || before.trim_end().ends_with([';', ':']);
+    let marked = after.starts_with(['.', ')']) && after[1..].starts_with(char::is_whitespace);
+    opens && marked
 }
 
 /// Whether `text` holds a value of `kind`.
@@ -510,7 +566,9 @@ pub fn holds(kind: Kind, text: &str) -> bool {
         Kind::Money => matches(&MONEY_A, text),
         Kind::Number => NUMBER_A.as_ref().is_some_and(|re| {
             re.find_iter(text).any(|m| {
-                m.as_str().matches('.').count() < 2 && !names_a_reference(&text[..m.start()])
+                m.as_str().matches('.').count() < 2
+                    && !names_a_reference(&text[..m.start()])
+                    && !enumerates(&text[..m.start()], &text[m.end()..])
             })
         }),
         Kind::Extent => holds(Kind::Number, text) || matches(&BOUNDED_TIME, text),
@@ -545,12 +603,38 @@ mod tests {
     }
 
     #[test]
+    fn a_how_question_names_what_it_measures() {
+        let subject = |q: &str| measured_subject(q).join(" ");
+        assert_eq!(
+            subject("How long is the cooling period for a kettle?"),
+            "cool period"
+        );
+        assert_eq!(subject("How often must the filters be changed?"), "filter");
+        assert_eq!(
+            subject("How many spare keys does each flat get?"),
+            "spar key"
+        );
+        assert_eq!(subject("How did the tenants react?"), "");
+        assert_eq!(subject("What is the cooling period?"), "");
+        let asks = asks("How long is the cooling period for a kettle?");
+        assert!(asks.names_subject("The cooling period is 3 days."));
+        assert!(!asks.names_subject("Cooling takes 3 days; the period ends at noon."));
+    }
+
+    #[test]
     fn a_number_that_names_a_clause_is_no_value() {
         assert!(!holds(
             Kind::Number,
             "Berths are let under the tariff of clause 4.1."
         ));
         assert!(!holds(Kind::Extent, "Fees are set out in Schedule 2."));
+        assert!(!holds(Kind::Number, "Appeals go to the board (see §4.2)."));
+        // Nor is the number of an item of a list.
+        assert!(!holds(
+            Kind::Extent,
+            "2. appoint the treasurer; 3. audit the accounts"
+        ));
+        assert!(holds(Kind::Extent, "2. Keep the minutes for 3 years."));
         assert!(holds(
             Kind::Number,
             "Each berth takes 4 boats under clause 7."
