@@ -6,7 +6,7 @@
 //! of documents (old → new). Pure functions; deterministic. Must not: call models or stores.
 
 use std::cmp::Ordering;
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 use super::extractive::stems;
 use super::{Pattern, regex};
@@ -207,7 +207,8 @@ pub const SAME_CLAUSE: f32 = 0.4;
 /// words are amended clauses (closest pairs first, each sentence in one pair), and what is left
 /// was added or removed. Ordered by what a reader checks first: amendments that change a
 /// number, duration or obligation word, then additions, removals, and amendments of wording
-/// only; within each, in document order.
+/// only; within each, spread over the document ([`STRETCHES`]), the start of an added or removed
+/// passage first.
 pub fn diff_versions(old: &[&str], new: &[&str]) -> Vec<Change> {
     let old_grams = shingles(&old.join("\n"));
     let new_grams = shingles(&new.join("\n"));
@@ -254,15 +255,55 @@ pub fn diff_versions(old: &[&str], new: &[&str]) -> Vec<Change> {
         };
         out.push((rank, j, Change::Amended { old: i, new: j }));
     }
-    for &j in new_left.iter().filter(|j| !new_used.contains(*j)) {
+    let added: Vec<usize> = new_left
+        .iter()
+        .copied()
+        .filter(|j| !new_used.contains(j))
+        .collect();
+    let removed: Vec<usize> = old_left
+        .iter()
+        .copied()
+        .filter(|i| !old_used.contains(i))
+        .collect();
+    for &j in &added {
         out.push((1, j, Change::Added(j)));
     }
-    for &i in old_left.iter().filter(|i| !old_used.contains(*i)) {
+    for &i in &removed {
         out.push((2, i, Change::Removed(i)));
     }
+    // Within each rank, spread over the document: the first difference of each stretch of
+    // it, then the second of each, and so on; and of added or removed sentences, those that
+    // open a run (a new or dropped passage begins there) before the ones inside it. A long
+    // revision otherwise shows only what changed on its first pages.
+    let opens_run = |c: &Change| match *c {
+        Change::Added(j) => j == 0 || !added.contains(&(j - 1)),
+        Change::Removed(i) => i == 0 || !removed.contains(&(i - 1)),
+        Change::Amended { .. } => true,
+    };
+    let len = |c: &Change| match c {
+        Change::Removed(_) => old.len(),
+        _ => new.len(),
+    };
     out.sort_by_key(|(rank, at, _)| (*rank, *at));
-    out.into_iter().map(|(_, _, c)| c).collect()
+    // (rank, inside a run, round, stretch, place): the order shown.
+    type Key = (u8, bool, usize, usize, usize);
+    let mut keyed: Vec<(Key, Change)> = Vec::new();
+    let mut seen: HashMap<(u8, bool, usize), usize> = HashMap::new();
+    for (rank, at, c) in out {
+        let stretch = at * STRETCHES / len(&c).max(1);
+        let inside = !opens_run(&c);
+        let round = seen.entry((rank, inside, stretch)).or_default();
+        keyed.push(((rank, inside, *round, stretch, at), c));
+        *round += 1;
+    }
+    keyed.sort_by_key(|(k, _)| *k);
+    keyed.into_iter().map(|(_, c)| c).collect()
 }
+
+/// Stretches a version is cut into for [`diff_versions`]' order: each stretch's first
+/// difference of a rank comes before any stretch's second. More spreads the differences shown
+/// thinner over the document, fewer keeps them together.
+const STRETCHES: usize = 10;
 
 // "Apart from termination and relicensing, what did 1.3 add": what the reader already knows.
 static EXCLUDED: Pattern = LazyLock::new(|| {
@@ -446,6 +487,38 @@ mod tests {
             diff_versions(&old, &longer),
             vec![Change::Amended { old: 1, new: 1 }]
         );
+    }
+
+    #[test]
+    fn the_first_differences_of_a_long_revision_come_from_all_over_it() {
+        let old: Vec<String> = (0..40)
+            .map(|i| format!("Rule {i} says the pump number {i} is checked by the crew."))
+            .collect();
+        // The new version adds a run of three sentences near the start and one sentence near
+        // the end.
+        let mut new = old.clone();
+        new.insert(
+            36,
+            "Divers must log every descent in the harbour book.".to_owned(),
+        );
+        for (k, t) in [
+            "Visitors wear a yellow vest on the quay.",
+            "Children are accompanied by an adult at all times.",
+            "Dogs stay on a lead beside the water.",
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            new.insert(2 + k, t.to_owned());
+        }
+        let (old, new): (Vec<&str>, Vec<&str>) = (
+            old.iter().map(String::as_str).collect(),
+            new.iter().map(String::as_str).collect(),
+        );
+        let first_two: Vec<Change> = diff_versions(&old, &new).into_iter().take(2).collect();
+        // The opening of the run near the start, then the sentence near the end, before the
+        // rest of the run.
+        assert_eq!(first_two, vec![Change::Added(2), Change::Added(39)]);
     }
 
     #[test]
