@@ -188,7 +188,7 @@ static QUANTITY: Pattern = LazyLock::new(|| {
         r"(?ix)
         ((?:{CURRENCIES})\s?)?
         \b(\d+(?:[.,]\d+)?|{numbers})\b
-        \s*({PERCENT}|{TIME_UNITS}|{CURRENCY_WORDS}|{COUNTED})?",
+        (?:-|\s*)({PERCENT}|{TIME_UNITS}|{CURRENCY_WORDS}|{COUNTED})?",
         numbers = lexicon::number_words(),
     ))
 });
@@ -200,8 +200,27 @@ static RETAINED_FOR: Pattern = LazyLock::new(|| {
     ))
 });
 
+/// A period something lasts or may be done in: "holds office for one year", "for a period of 30
+/// days", "during the first week", "the next two days" (no number: one). Read as a bound by
+/// [`periods`]: exact when stated without a modal, at most when allowed ("may … during the
+/// first week"), at least when required ("must wait for 24 hours").
+static FOR_PERIOD: Pattern = LazyLock::new(|| {
+    regex(&format!(
+        r"(?ix)\b(?:(?:for|during)\s+(?:a\s+period\s+of\s+)?({numbers}|\d+(?:[.,]\d+)?)|(?:(?:for|during)\s+)?the\s+(?:first|next|following)(?:\s+({numbers}|\d+(?:[.,]\d+)?))?)(?:\s+|-)({TIME_UNITS})\b",
+        numbers = lexicon::number_words(),
+    ))
+});
+
+/// A subject that "no" quantifies, before its modal: "after the deadline no more bids may be
+/// placed", "no further changes shall be made" — a prohibition wherever it stands.
+static NO_SUBJECT: Pattern = LazyLock::new(|| {
+    regex(
+        r"(?i)\bno\s+(?:more\s+|further\s+|other\s+|new\s+)?[a-z]+(?:\s+[a-z]+)?\s+(?:may|shall|must|can)\s",
+    )
+});
+
 /// The deontic word of a schedule line that states a period without a modal (see
-/// [`RETAINED_FOR`]); such a line is a strong obligation.
+/// [`RETAINED_FOR`], [`FOR_PERIOD`]); such a line is a strong obligation.
 const STATED: &str = "(stated)";
 
 /// The deontic word of a line of a standard that states a measure of what is done without a
@@ -995,8 +1014,9 @@ pub fn clause(sentence: &str) -> Option<Clause> {
             l.starts_with(**n) || l.contains(&format!(";{n}")) || l.contains(&format!(":{n}"))
         })
         .map(|n| (l.find(n).unwrap_or(0), n.len(), *n));
-    let neither = (l.starts_with(" neither ") || l.starts_with(" no "))
-        && (l.contains(" may ") || l.contains(" shall ") || l.contains(" must "));
+    let neither = ((l.starts_with(" neither ") || l.starts_with(" no "))
+        && (l.contains(" may ") || l.contains(" shall ") || l.contains(" must ")))
+        || super::matches(&NO_SUBJECT, first_clause(&l));
     let (deontic, at, len, word) = if neither {
         (Deontic::Prohibition, 0, 0, " neither ")
     } else if l.contains(" may not ") && l.contains(", but may ") {
@@ -1027,6 +1047,11 @@ pub fn clause(sentence: &str) -> Option<Clause> {
         }
     } else if let Some(m) = RETAINED_FOR.as_ref().and_then(|re| re.find(&l)) {
         // A schedule states what is done: "Customer contracts are kept for six years."
+        (Deontic::Obligation, m.start(), 0, STATED)
+    } else if let Some(m) = FOR_PERIOD.as_ref().and_then(|re| re.find(&l))
+        && !text::content_terms(&l[..m.start()]).is_empty()
+    {
+        // … and how long something lasts: "The chair holds office for two years."
         (Deontic::Obligation, m.start(), 0, STATED)
     } else if let Some(at) = stated_measure(&l) {
         // A standard written in the present tense states its rules as facts: "Line managers
@@ -1159,6 +1184,7 @@ pub fn clause(sentence: &str) -> Option<Clause> {
                     value,
                     dimension: Dimension::Interval,
                 }))
+                .chain(periods(&l, stated, deontic, &retained))
                 .chain(retained)
                 .collect(),
         ),
@@ -1371,12 +1397,64 @@ fn measured(c: &regex::Captures<'_>, currency: usize) -> Option<(f64, Dimension)
     )
 }
 
+/// The periods of a clause ([`FOR_PERIOD`]) as bounds: both ways when the clause states
+/// it (`stated`), the longest allowed for a permission, the shortest for an obligation; none
+/// for a prohibition, or where a retention period (`retained`) already reads it.
+fn periods(text_: &str, stated: bool, deontic: Deontic, retained: &[Bound]) -> Vec<Bound> {
+    let Some(re) = FOR_PERIOD.as_ref() else {
+        return Vec::new();
+    };
+    let (minimum, maximum) = match deontic {
+        _ if stated => (true, true),
+        Deontic::Permission => (false, true),
+        Deontic::Obligation => (true, false),
+        Deontic::Prohibition => (false, false),
+    };
+    re.captures_iter(text_)
+        .filter_map(|c| {
+            let text = c.get(0)?.as_str().trim().to_owned();
+            if retained
+                .iter()
+                .any(|b| b.text.contains(&text) || text.contains(&b.text))
+            {
+                return None;
+            }
+            let n = match c.get(1).or(c.get(2)) {
+                Some(n) => lexicon::number(n.as_str())?,
+                None => 1.0,
+            };
+            let (value, dimension) = measure(None, n, c.get(3).map(|m| m.as_str()))?;
+            let bound = |minimum| Bound {
+                text: text.clone(),
+                minimum,
+                value,
+                dimension: dimension.clone(),
+            };
+            Some(
+                minimum
+                    .then(|| bound(true))
+                    .into_iter()
+                    .chain(maximum.then(|| bound(false))),
+            )
+        })
+        .flatten()
+        .collect()
+}
+
 fn bounds(text_: &str) -> Vec<Bound> {
     let Some(re) = BOUND.as_ref() else {
         return Vec::new();
     };
     re.captures_iter(text_)
         .filter_map(|c| {
+            // "may be extended by up to 1 week" bounds the change, not the period.
+            if text_[..c.get(0)?.start()]
+                .trim_end()
+                .to_lowercase()
+                .ends_with(" by")
+            {
+                return None;
+            }
             let kind = c.get(1)?.as_str().to_lowercase();
             let (value, dimension) = measured(&c, 2)?;
             Some(Bound {
@@ -2782,6 +2860,40 @@ mod tests {
     }
 
     #[test]
+    fn a_period_a_clause_states_or_allows_is_a_bound() {
+        let exact = |t: &str| {
+            let c = clause(t).unwrap_or_else(|| panic!("no clause: {t}"));
+            let mut b: Vec<(bool, f64)> = c.bounds.iter().map(|b| (b.minimum, b.value)).collect();
+            b.sort_by(|x, y| x.partial_cmp(y).unwrap_or(std::cmp::Ordering::Equal));
+            b
+        };
+        // Stated: exactly that long.
+        assert_eq!(
+            exact("The club treasurer holds office for two years."),
+            vec![(false, 730.0), (true, 730.0)]
+        );
+        // Allowed: at most that long.
+        assert_eq!(
+            exact("During the first week any guest may book a lane."),
+            vec![(false, 7.0)]
+        );
+        // A change it may be made by is no bound of the period itself.
+        assert_eq!(
+            exact("The trial lasts 10 days, but may be extended by up to 5 days by the judge."),
+            Vec::<(bool, f64)>::new()
+        );
+        // A subject "no" quantifies is forbidden, whatever the period.
+        let c = clause("After the bell no new bids can be placed for ten minutes.");
+        assert_eq!(
+            c.map(|c| (c.deontic, c.bounds.len())),
+            Some((Deontic::Prohibition, 0))
+        );
+        // A hyphenated quantity of a statement is read.
+        let s = statement("Members vote in a one-week ballot.");
+        assert_eq!(s.quantities.first().map(|q| q.1), Some(7.0));
+    }
+
+    #[test]
     fn headings_of_the_audited_text_are_not_statements() {
         let source = "Expense claims\n\nStaff submit expense claims within 60 days of travel.";
         let texts: Vec<String> = statements(source).into_iter().map(|s| s.text).collect();
@@ -2811,7 +2923,9 @@ mod tests {
             &CONJOINED_RULE,
             &RULE_MODAL,
             &THRESHOLD,
-            &RETAINED_FOR
+            &RETAINED_FOR,
+            &FOR_PERIOD,
+            &NO_SUBJECT
         ]));
     }
 }
