@@ -1200,3 +1200,103 @@ async fn a_question_no_document_is_about_is_refused_although_common_words_overla
     .await;
     assert_eq!(turn.answer.status, Status::Answered, "{}", turn.answer.text);
 }
+
+/// A club's rules (`club-rules.pdf`, see `fixtures/src/club-rules.py`): officers' terms, an
+/// entry window, the membership year, a licence spelt the British way, and a waiting period in
+/// a passage about other things.
+async fn club_rules() -> (
+    TestLib,
+    policypal::store::Profile,
+    policypal::store::Document,
+) {
+    let t = TestLib::new().await;
+    let p = t.profile("alice").await;
+    let doc = ingest_fixture(&t.lib, &p, "club-rules.pdf").await;
+    (t, p, doc)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_audit_reads_a_period_a_rule_states_or_allows_and_not_a_change_by_up_to() {
+    // Regression: "holds office for two years" and "during the first week … may enter" were no
+    // bounds, so a term of three years and an entry window of two weeks came back compliant,
+    // while "may be extended by up to 2 months" was read as a limit of the membership year
+    // itself; "no new entries can be accepted" was read as a rule requiring something.
+    let (t, p, doc) = club_rules().await;
+    let agent = Agent::new(&t.lib).without_cache();
+    let audit = |text: &str| AskRequest {
+        documents: vec![doc.id.clone()],
+        action: Some(Action::Audit),
+        ..ask(&format!(
+            "Check this plan against the club rules.\n\n{text}"
+        ))
+    };
+    let turn = ask_ok(
+        &agent,
+        &p,
+        audit("The Commodore holds office for three years. Members may enter boats in the regatta during the first two weeks of the season. The membership year is 13 months."),
+    )
+    .await;
+    let report = turn.answer.audit.clone().expect("an audit report");
+    let summaries: Vec<&str> = report.findings.iter().map(|f| f.summary.as_str()).collect();
+    assert!(
+        summaries.iter().any(|s| s.contains("two years")),
+        "{}",
+        turn.answer.text
+    );
+    assert!(
+        summaries.iter().any(|s| s.contains("first week")),
+        "{}",
+        turn.answer.text
+    );
+    assert!(
+        !summaries.iter().any(|s| s.contains("up to 2 months")),
+        "{}",
+        turn.answer.text
+    );
+    // Within the rules: compliant.
+    let turn = ask_ok(
+        &agent,
+        &p,
+        audit("The Commodore holds office for two years. Members enter boats in the regatta during the first week of the season."),
+    )
+    .await;
+    let report = turn.answer.audit.clone().expect("an audit report");
+    assert!(report.findings.is_empty(), "{}", turn.answer.text);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_how_long_question_and_a_question_spelt_the_other_way_find_their_sentences() {
+    // Regression: "How long is the mooring waiting period …?" was refused ("the library does
+    // not mention a length or a duration"): the passages naming the waiting list hold no
+    // period, and the sentence that gives it stands in a passage about other things. And
+    // "license" in a question did not meet "licence" in the rules.
+    let (t, p, doc) = club_rules().await;
+    let agent = Agent::new(&t.lib).without_cache();
+    let inquire = |text: &str| AskRequest {
+        documents: vec![doc.id.clone()],
+        ..ask(text)
+    };
+    let turn = ask_ok(
+        &agent,
+        &p,
+        inquire("How long is the mooring waiting period for new members?"),
+    )
+    .await;
+    assert_eq!(turn.answer.status, Status::Answered, "{}", turn.answer.text);
+    assert!(
+        turn.answer
+            .citations
+            .iter()
+            .any(|c| c.quote.contains("6 months")),
+        "{}",
+        turn.answer.text
+    );
+    // Spelt the other way ("license"), the question still meets the rule ("licence").
+    let turn = ask_ok(&agent, &p, inquire("Which office issues the license?")).await;
+    assert_eq!(turn.answer.status, Status::Answered, "{}", turn.answer.text);
+    assert!(
+        turn.answer.citations[0].quote.contains("fishing licence"),
+        "{}",
+        turn.answer.text
+    );
+}
