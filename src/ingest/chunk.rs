@@ -195,8 +195,14 @@ struct Heading {
     title: String,
 }
 
-static NUMBERED: LazyLock<Option<Regex>> =
-    LazyLock::new(|| Regex::new(r"^(\d{1,2}(?:\.\d{1,3}){0,5})\.?\s+(\p{Lu}[^\n]{1,90})$").ok());
+/// A numbered heading: "4.2 Ratios", "12. Definitions", and an annex and its lettered clauses
+/// ("A. Procedure", "A.1. Discussion", "B.3 Fees").
+static NUMBERED: LazyLock<Option<Regex>> = LazyLock::new(|| {
+    Regex::new(
+        r"^(\d{1,2}(?:\.\d{1,3}){0,5}\.?|[A-Z](?:\.\d{1,3}){1,5}\.?|[A-Z]\.)\s+(\p{Lu}[^\n]{1,90})$",
+    )
+    .ok()
+});
 static NAMED: LazyLock<Option<Regex>> = LazyLock::new(|| {
     Regex::new(
         r"^(?i:(part|chapter|title|section|article|appendix|annex|schedule))\s+([0-9IVXLC]{1,6}|[A-Z])\b[.:]?(?:\s+[^\n]{0,90})?$",
@@ -221,23 +227,37 @@ fn heading_level_of(line: &str) -> Option<usize> {
         let title = caps.get(2).map_or("", |m| m.as_str());
         // Sentences are not headings: a heading does not end with a full stop or a comma,
         // and is mostly letters.
-        if title.ends_with('.') || title.ends_with(',') || title.ends_with(';') {
+        // Nor is an item that introduces a list ("7. Term limit:").
+        if title.ends_with(['.', ',', ';', ':']) {
             return None;
         }
         let letters = title.chars().filter(|c| c.is_alphabetic()).count();
         if letters * 2 < title.chars().count() {
             return None;
         }
-        let depth = caps.get(1).map_or(1, |m| m.as_str().split('.').count());
+        let depth = caps
+            .get(1)
+            .map_or(1, |m| m.as_str().trim_end_matches('.').split('.').count());
         return Some(2 + depth);
     }
     None
 }
 
 fn find_headings(text: &str) -> Vec<Heading> {
-    let mut out = Vec::new();
+    let mut out: Vec<Heading> = Vec::new();
     let mut offset = 0usize;
     let lines: Vec<&str> = text.split('\n').collect();
+    // For each line, the number of the next subsection heading after it ("5" for "5.2 …").
+    let mut next_sub: Vec<Option<Option<u32>>> = vec![None; lines.len()];
+    let mut seen: Option<Option<u32>> = None;
+    for (i, line) in lines.iter().enumerate().rev() {
+        next_sub[i] = seen;
+        if heading_level_of(line).is_some()
+            && let Some((first, true)) = first_number(line)
+        {
+            seen = Some(first);
+        }
+    }
     for (i, line) in lines.iter().enumerate() {
         // A line whose sentence goes on in the next one ("9.5.4 Subject to Rule 9.5.2, the
         // Regulator may take any action that is necessary and" / "appropriate to …") is the
@@ -246,7 +266,9 @@ fn find_headings(text: &str) -> Vec<Heading> {
             .get(i + 1)
             .and_then(|next| next.trim_start().chars().next())
             .is_some_and(char::is_lowercase);
-        if let Some(level) = heading_level_of(line).filter(|_| !continues) {
+        if let Some(level) = heading_level_of(line).filter(|_| !continues)
+            && !numbers_a_list_item(line, out.last(), next_sub[i])
+        {
             out.push(Heading {
                 char_start: offset,
                 level,
@@ -256,6 +278,45 @@ fn find_headings(text: &str) -> Vec<Heading> {
         offset += line.chars().count() + 1;
     }
     out
+}
+
+/// Whether a line that reads as a one-number heading ("1. If the Leader …") numbers an item of
+/// a list inside the section in force instead: the last heading is a subsection ("4.2
+/// Procedure") and the line's number is not the next section's ("1." or "11." under "4.2"), or
+/// the next subsection heading is not numbered under it. A document's outline moves on one
+/// section at a time ("5. Project Leader" after "4.2", before "5.1"); a list inside a section
+/// starts again at 1.
+fn numbers_a_list_item(
+    line: &str,
+    last: Option<&Heading>,
+    next_subsection: Option<Option<u32>>,
+) -> bool {
+    let (Some((Some(n), false)), Some((section, true))) = (
+        first_number(line),
+        last.and_then(|h| first_number(&h.title)),
+    ) else {
+        return false;
+    };
+    // Under an annex's clause ("A.2"), a numbered line is one of its items; under a section's,
+    // one that does not open the next section ("11." under "5.1"), or whose next subsection is
+    // not its own ("6." followed by "5.2").
+    let opens_next = section.is_some_and(|section| n == section + 1);
+    let owns_next = next_subsection.is_none_or(|next| next == Some(n));
+    !(opens_next && owns_next)
+}
+
+/// The first part of a heading line's number (`None` for an annex's letter) and whether more
+/// parts follow it ("4.2 Ratios" → 4, true; "B. Annex" → none, false).
+fn first_number(line: &str) -> Option<(Option<u32>, bool)> {
+    let number = line.split_whitespace().next()?.trim_end_matches('.');
+    let mut parts = number.split('.');
+    let first = parts.next()?;
+    let first = if first.chars().all(|c| c.is_ascii_uppercase()) {
+        None
+    } else {
+        Some(first.parse().ok()?)
+    };
+    Some((first, parts.next().is_some()))
 }
 
 /// The heading path in force at `at`, or at the first heading starting before `lookahead`
@@ -360,6 +421,32 @@ mod tests {
                     charge a fee for each further day.";
         let titles: Vec<String> = find_headings(text).into_iter().map(|h| h.title).collect();
         assert_eq!(titles, ["3.2 Moorings"]);
+    }
+
+    #[test]
+    fn a_numbered_list_inside_a_subsection_is_no_heading_and_an_annex_clause_is_one() {
+        let text = "3. Officers\n3.1. Election\n1. If the Chair or their deputy, or the Warden\n\
+                    Board, has decided, members may appeal.\n2. Appeals go to the Board\n\
+                    4. Meetings\n4.1. Calendar\n9. Add or remove a meeting from the list\n\
+                    5. Together with the Warden, set the dates of the\nBoard. (See 4.1.)\n\
+                    4.2. Minutes\n7. Quorum rules:\nThe Board meets monthly.\n5. Fees\n\
+                    5.1. Dues\nB. Annex\nB.2. Notices\n1. Notices are posted\nB.3. Votes";
+        let titles: Vec<String> = find_headings(text).into_iter().map(|h| h.title).collect();
+        assert_eq!(
+            titles,
+            [
+                "3. Officers",
+                "3.1. Election",
+                "4. Meetings",
+                "4.1. Calendar",
+                "4.2. Minutes",
+                "5. Fees",
+                "5.1. Dues",
+                "B. Annex",
+                "B.2. Notices",
+                "B.3. Votes"
+            ]
+        );
     }
 
     #[test]
