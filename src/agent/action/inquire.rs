@@ -250,7 +250,8 @@ impl Agent<'_> {
         emit: Option<Emit<'_>>,
     ) -> Result<Draft, Error> {
         let mut draft = Draft::default();
-        for p in extractive::pick_answer(terms, &state.evidence, 3, asks) {
+        let picks = extractive::pick_answer(terms, &state.evidence, 3, asks);
+        for p in &picks {
             draft.proposed += 1;
             let Some(c) = self
                 .cite_with_lead(
@@ -280,6 +281,26 @@ impl Agent<'_> {
             }
             draft.citations.push(c);
         }
+        // The clause the lead quote defers to ("the same as for … (§4.2)") says what it
+        // defers: its sentence follows the lead's quotes.
+        if let Some(lead) = picks.first()
+            && let Some(c) = self
+                .referred_citation(profile, state, terms, lead, &draft.citations)
+                .await?
+        {
+            if let Some(emit) = emit {
+                emit(&Event::Token {
+                    text: format!("\n\n{}", quoted(&c)),
+                });
+            }
+            draft.proposed += 1;
+            let own = draft
+                .citations
+                .iter()
+                .take_while(|x| !draft.rank_only.contains(&x.quote))
+                .count();
+            draft.citations.insert(own, c);
+        }
         let mut lines: Vec<String> = Vec::new();
         for c in &draft.citations {
             if draft.rank_only.contains(&c.quote)
@@ -292,6 +313,66 @@ impl Agent<'_> {
         }
         draft.body = lines.join("\n\n");
         Ok(draft)
+    }
+
+    /// A citation of the sentence that a clause referred to by the lead quote (`lead`; "§4.2",
+    /// "section 7") gives on what the lead defers to it (`extractive::referred_sentence`), when
+    /// the lead's document has a part with that number among its headings and the sentence is
+    /// not cited yet.
+    async fn referred_citation(
+        &self,
+        profile: &Profile,
+        state: &RunState,
+        terms: &HashMap<String, f32>,
+        lead: &extractive::Picked,
+        cited: &[Citation],
+    ) -> Result<Option<Citation>, Error> {
+        let references = text::clause_references(&lead.sentence.text);
+        let Some(e) = state.evidence.get(lead.evidence) else {
+            return Ok(None);
+        };
+        if references.is_empty() {
+            return Ok(None);
+        }
+        let rows = self
+            .lib
+            .index()
+            .await?
+            .rows(&profile.id, &e.document_id)
+            .await?;
+        for number in references {
+            // A clause's reference to itself names nothing else.
+            if text::heading_numbers(&e.heading, &number) {
+                continue;
+            }
+            let passages: Vec<Evidence> = rows
+                .iter()
+                .filter(|r| text::heading_numbers(&r.heading, &number))
+                .map(|r| Evidence {
+                    chunk_id: r.chunk_id.clone(),
+                    document_id: r.document_id.clone(),
+                    text: r.text.clone(),
+                    char_start: r.char_start,
+                    page: r.page_start,
+                    vector_score: 0.0,
+                    text_rank: None,
+                    score: 0.0,
+                    heading: r.heading.clone(),
+                })
+                .collect();
+            let Some(p) = extractive::referred_sentence(terms, &lead.sentence.text, &passages)
+            else {
+                continue;
+            };
+            if let Some(c) = self
+                .cite(profile, &passages[p.evidence], p.doc_char, &p.sentence.text)
+                .await?
+                && !cited.iter().any(|x| x.quote == c.quote)
+            {
+                return Ok(Some(c));
+            }
+        }
+        Ok(None)
     }
 
     /// The model's reply as an answer: its quotes verified on their pages, and only the

@@ -862,6 +862,58 @@ fn pick_from(
         .collect()
 }
 
+/// The sentence of a referred clause's passages (`passages`, see `text::clause_references`)
+/// that says what a quoted sentence (`lead`) defers to it about. Of the question terms `lead`
+/// holds, those the passages' sentences hold least often name what is deferred (the words
+/// naming the referred clause's own subject are all over it): the first sentence holding the
+/// most of them, then one that gives a value of a deferred term naming a quantity, then the most
+/// question terms, is the one ("The quorum is the same as for a
+/// general meeting (§4.2)" → "There is a quorum of 3Q" in 4.2, not "A general meeting is
+/// called by …"). `None` when no sentence holds one.
+pub fn referred_sentence(
+    terms: &HashMap<String, f32>,
+    lead: &str,
+    passages: &[Evidence],
+) -> Option<Picked> {
+    let lead_stems = stems(lead);
+    let cands: Vec<Candidate> = candidates(passages)
+        .into_iter()
+        .filter(|c| c.sentence.text.trim() != lead.trim())
+        .collect();
+    let asked: Vec<&String> = terms.keys().filter(|t| lead_stems.contains(*t)).collect();
+    let df = |t: &String| cands.iter().filter(|c| c.stems.contains(t)).count();
+    let rarest = asked.iter().map(|t| df(t)).filter(|&n| n > 0).min()?;
+    let deferred: Vec<&String> = asked.iter().copied().filter(|t| df(t) == rarest).collect();
+    let held = |c: &Candidate, ts: &[&String]| ts.iter().filter(|t| c.stems.contains(**t)).count();
+    // A deferred term that names a quantity ("quorum", "fee") is answered by a value of it.
+    let measures = value::value_nouns(deferred.iter().copied());
+    let valued = |c: &Candidate| {
+        measures
+            .iter()
+            .any(|(_, kind)| value::holds(*kind, &c.sentence.text))
+    };
+    let (_, c) = cands.iter().enumerate().max_by_key(|(i, c)| {
+        (
+            held(c, &deferred),
+            valued(c),
+            held(c, &asked),
+            std::cmp::Reverse(*i),
+        )
+    })?;
+    if held(c, &deferred) == 0 {
+        return None;
+    }
+    let e = &passages[c.evidence];
+    let before = e.text[..c.sentence.start].chars().count() as u64;
+    Some(Picked {
+        evidence: c.evidence,
+        sentence: c.sentence.clone(),
+        doc_char: e.char_start + before,
+        score: held(c, &asked) as f32,
+        ranked: false,
+    })
+}
+
 /// Where a quote found at `start..end` of a page's text should begin so that it says what it is
 /// about: at the sentence right before it when the quote points back at that sentence
 /// ([`refers_back`]), or at the start of its own sentence when it begins inside one (a
@@ -1139,6 +1191,23 @@ mod tests {
         );
         // A duration that does not name what is measured is not taken.
         assert!(!asked.iter().any(|p| p.sentence.text.contains("20 minutes")));
+    }
+
+    #[test]
+    fn a_referred_clause_gives_the_sentence_about_what_the_reference_defers() {
+        let terms = question_terms("What fee applies to a general meeting?", "");
+        let lead = "The fee is the same as for a general meeting (§4.2).";
+        let clause = [ev(
+            "A general meeting is called by the board. A general meeting elects the chair. \
+             The fee is set by the treasurer. Members pay a fee of EUR 20. \
+             A general meeting may vote by post.",
+            0,
+        )];
+        let picked = referred_sentence(&terms, lead, &clause).map(|p| p.sentence.text);
+        assert_eq!(picked.as_deref(), Some("Members pay a fee of EUR 20."));
+        // Nothing the lead and the question share: nothing to follow.
+        let terms = question_terms("Who chairs it?", "");
+        assert!(referred_sentence(&terms, lead, &clause).is_none());
     }
 
     #[test]

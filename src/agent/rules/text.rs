@@ -274,6 +274,43 @@ fn ends_with_abbreviation(before: &str) -> bool {
     ABBREVIATIONS.contains(&word.trim_end_matches('.'))
 }
 
+/// A reference to a numbered part of the same text: "§4.2", "(see section 3.1)", "under
+/// Rule 11.2.1", "paragraph 7".
+static CLAUSE_REFERENCE: super::Pattern = LazyLock::new(|| {
+    super::regex(
+        r"(?i)(?:§\s?|\b(?:section|clause|rule|paragraph|article)\s+)(\d{1,3}(?:\.\d{1,3}){0,5})\b",
+    )
+});
+
+/// The clause numbers a sentence refers to ([`CLAUSE_REFERENCE`]), in order, each once: a
+/// reference "§4.2(3)" names "4.2".
+pub fn clause_references(sentence: &str) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    let Some(re) = CLAUSE_REFERENCE.as_ref() else {
+        return out;
+    };
+    for c in re.captures_iter(sentence) {
+        if let Some(m) = c.get(1)
+            && !out.iter().any(|o| o == m.as_str())
+        {
+            out.push(m.as_str().to_owned());
+        }
+    }
+    out
+}
+
+/// Whether a heading path ("4 Members > 4.2. Procedure") holds the part numbered `number`.
+pub fn heading_numbers(path: &str, number: &str) -> bool {
+    path.split(" > ").any(|h| {
+        h.trim().strip_prefix(number).is_some_and(|rest| {
+            rest.starts_with(['.', ' '])
+                && !rest
+                    .trim_start_matches('.')
+                    .starts_with(|c: char| c.is_ascii_digit())
+        })
+    })
+}
+
 static STOP_WORDS: LazyLock<HashSet<&'static str>> = LazyLock::new(|| {
     "a about above after again against all also am an and any are as at be because been before \
      being below between both but by can could did do does doing down during each few for from \
@@ -896,6 +933,20 @@ mod tests {
         for w in ["rise", "hour", "four", "your", "spelled", "hatred"] {
             assert_eq!(crate::index::spelling::american(w), w);
         }
+    }
+
+    #[test]
+    fn a_sentence_names_the_clauses_it_refers_to_and_a_heading_path_holds_them() {
+        assert!(crate::agent::rules::all_compile(&[&CLAUSE_REFERENCE]));
+        assert_eq!(
+            clause_references("The fee is as for a berth (§3.1), see also section 7 and §3.1(2)."),
+            ["3.1", "7"]
+        );
+        assert!(clause_references("Fees rose by 4.2 per cent in 2024.").is_empty());
+        assert!(heading_numbers("3. Berths > 3.1. Fees", "3.1"));
+        assert!(heading_numbers("7 Moorings", "7"));
+        assert!(!heading_numbers("3. Berths > 3.10. Repairs", "3.1"));
+        assert!(!heading_numbers("3. Berths > 3.1.2. Winter fees", "3.1"));
     }
 
     #[test]

@@ -537,6 +537,19 @@ pub fn measure_nouns<'a>(terms: impl IntoIterator<Item = &'a String>) -> Vec<(St
     out
 }
 
+/// The stems among `terms` of nouns that name a value of any kind ([`VALUE_NOUNS`]: "fee",
+/// "period", "quorum", "ratio"), with the kind each names.
+pub fn value_nouns<'a>(terms: impl IntoIterator<Item = &'a String>) -> Vec<(String, Kind)> {
+    let named: HashSet<&String> = terms.into_iter().collect();
+    let mut out: Vec<(String, Kind)> = VALUE_NOUNS
+        .iter()
+        .map(|(n, k)| (stem(n), *k))
+        .filter(|(n, _)| named.contains(n))
+        .collect();
+    out.dedup();
+    out
+}
+
 /// Whether the text before a number ends with a reference noun ("clause 4.1", "section 12",
 /// "Schedule 2") or a section sign ("§4.2"): the number then names a part of a document, not a
 /// value.
