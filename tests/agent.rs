@@ -1202,8 +1202,8 @@ async fn a_question_no_document_is_about_is_refused_although_common_words_overla
 }
 
 /// A club's rules (`club-rules.pdf`, see `fixtures/src/club-rules.py`): officers' terms, an
-/// entry window, the membership year, a licence spelt the British way, and a waiting period in
-/// a passage about other things.
+/// entry window, the membership year, a licence spelt the British way, a waiting period in a
+/// passage about other things, and a clause that refers to another for its quorum.
 async fn club_rules() -> (
     TestLib,
     policypal::store::Profile,
@@ -1296,6 +1296,38 @@ async fn a_how_long_question_and_a_question_spelt_the_other_way_find_their_sente
     assert_eq!(turn.answer.status, Status::Answered, "{}", turn.answer.text);
     assert!(
         turn.answer.citations[0].quote.contains("fishing licence"),
+        "{}",
+        turn.answer.text
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_clause_that_defers_to_another_is_answered_with_the_other_clause_too() {
+    // Regression: "The quorum is the same as for the annual meeting (§5.1)" was the whole
+    // answer to "What quorum applies to a special meeting?"; the quorum itself was shown only
+    // under "Also ranked high by the search", if at all. The clause a lead quote refers to is
+    // now followed, and its sentence on what the lead defers is part of the answer.
+    let (t, p, doc) = club_rules().await;
+    let agent = Agent::new(&t.lib).without_cache();
+    let turn = ask_ok(
+        &agent,
+        &p,
+        AskRequest {
+            documents: vec![doc.id.clone()],
+            ..ask("What quorum applies to a special meeting?")
+        },
+    )
+    .await;
+    assert_eq!(turn.answer.status, Status::Answered, "{}", turn.answer.text);
+    let own = turn
+        .answer
+        .text
+        .split("Also ranked high by the search")
+        .next()
+        .unwrap_or_default();
+    assert!(own.contains("(§5.1)"), "{}", turn.answer.text);
+    assert!(
+        own.contains("quorum of twenty members"),
         "{}",
         turn.answer.text
     );

@@ -281,19 +281,35 @@ impl Agent<'_> {
             }
             draft.citations.push(c);
         }
-        // The clause the lead quote defers to ("the same as for … (§4.2)") says what it
-        // defers: its sentence follows the lead's quotes.
-        if let Some(lead) = picks.first()
-            && let Some(c) = self
-                .referred_citation(profile, state, terms, lead, &draft.citations)
-                .await?
-        {
+        // The clause an answer's own quote defers to ("the same as for … (§4.2)") says what it
+        // defers: its sentence follows the answer's own quotes (the first such reference).
+        let mut referred = None;
+        for p in picks.iter().filter(|p| !p.ranked) {
+            referred = self
+                .referred_citation(
+                    profile,
+                    state,
+                    terms,
+                    p,
+                    (&draft.citations, &draft.rank_only),
+                )
+                .await?;
+            if referred.is_some() {
+                break;
+            }
+        }
+        if let Some(c) = referred {
             if let Some(emit) = emit {
                 emit(&Event::Token {
                     text: format!("\n\n{}", quoted(&c)),
                 });
             }
-            draft.proposed += 1;
+            // Cited already for its page's rank only, it moves up among the answer's own quotes.
+            if draft.rank_only.remove(&c.quote) {
+                draft.citations.retain(|x| x.quote != c.quote);
+            } else {
+                draft.proposed += 1;
+            }
             let own = draft
                 .citations
                 .iter()
@@ -315,17 +331,19 @@ impl Agent<'_> {
         Ok(draft)
     }
 
-    /// A citation of the sentence that a clause referred to by the lead quote (`lead`; "§4.2",
-    /// "section 7") gives on what the lead defers to it (`extractive::referred_sentence`), when
-    /// the lead's document has a part with that number among its headings and the sentence is
-    /// not cited yet.
+    /// A citation of the sentence that a clause referred to by a quote (`lead`; "§4.2",
+    /// "section 7") gives on what the quote defers to it (`extractive::referred_sentence`), when
+    /// the quote's document has a part with that number (a passage under that heading, or one
+    /// with a line that opens it) and the sentence is
+    /// not among the answer's own quotes yet (`cited`, less those `ranked` cites only for their
+    /// page's rank).
     async fn referred_citation(
         &self,
         profile: &Profile,
         state: &RunState,
         terms: &HashMap<String, f32>,
         lead: &extractive::Picked,
-        cited: &[Citation],
+        (cited, ranked): (&[Citation], &HashSet<String>),
     ) -> Result<Option<Citation>, Error> {
         let references = text::clause_references(&lead.sentence.text);
         let Some(e) = state.evidence.get(lead.evidence) else {
@@ -347,7 +365,9 @@ impl Agent<'_> {
             }
             let passages: Vec<Evidence> = rows
                 .iter()
-                .filter(|r| text::heading_numbers(&r.heading, &number))
+                .filter(|r| {
+                    text::heading_numbers(&r.heading, &number) || text::opens_part(&r.text, &number)
+                })
                 .map(|r| Evidence {
                     chunk_id: r.chunk_id.clone(),
                     document_id: r.document_id.clone(),
@@ -367,7 +387,7 @@ impl Agent<'_> {
             if let Some(c) = self
                 .cite(profile, &passages[p.evidence], p.doc_char, &p.sentence.text)
                 .await?
-                && !cited.iter().any(|x| x.quote == c.quote)
+                && (!cited.iter().any(|x| x.quote == c.quote) || ranked.contains(&c.quote))
             {
                 return Ok(Some(c));
             }

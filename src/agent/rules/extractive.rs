@@ -866,10 +866,11 @@ fn pick_from(
 /// that says what a quoted sentence (`lead`) defers to it about. Of the question terms `lead`
 /// holds, those the passages' sentences hold least often name what is deferred (the words
 /// naming the referred clause's own subject are all over it): the first sentence holding the
-/// most of them, then one that gives a value of a deferred term naming a quantity, then the most
-/// question terms, is the one ("The quorum is the same as for a
-/// general meeting (§4.2)" → "There is a quorum of 3Q" in 4.2, not "A general meeting is
-/// called by …"). `None` when no sentence holds one.
+/// most of them, then one that gives a value of a deferred term naming a quantity, then the
+/// most question terms, is the one ("The fee is the same as for a general meeting (§4.2)" →
+/// "Members pay a fee of EUR 20" in 4.2, not "A general meeting is called by …"). `None` when
+/// no sentence holds one, or the one found holds fewer than two of the question's own words
+/// and no value of a deferred quantity.
 pub fn referred_sentence(
     terms: &HashMap<String, f32>,
     lead: &str,
@@ -900,7 +901,14 @@ pub fn referred_sentence(
             std::cmp::Reverse(*i),
         )
     })?;
-    if held(c, &deferred) == 0 {
+    // It must say something of the question: two of its own words, or a value of the
+    // quantity deferred (a table's header row or an unrelated row shares one word at most).
+    let own: Vec<&String> = terms
+        .iter()
+        .filter(|(_, w)| **w >= 1.0)
+        .map(|(t, _)| t)
+        .collect();
+    if held(c, &deferred) == 0 || (held(c, &own) < 2 && !valued(c)) {
         return None;
     }
     let e = &passages[c.evidence];

@@ -301,13 +301,22 @@ pub fn clause_references(sentence: &str) -> Vec<String> {
 
 /// Whether a heading path ("4 Members > 4.2. Procedure") holds the part numbered `number`.
 pub fn heading_numbers(path: &str, number: &str) -> bool {
-    path.split(" > ").any(|h| {
-        h.trim().strip_prefix(number).is_some_and(|rest| {
-            rest.starts_with(['.', ' '])
-                && !rest
-                    .trim_start_matches('.')
-                    .starts_with(|c: char| c.is_ascii_digit())
-        })
+    path.split(" > ").any(|h| numbered(h, number))
+}
+
+/// Whether a line of `text` opens the part numbered `number` ("4.2. Procedure", "4.2 The
+/// board …"; not "4.2.1 …").
+pub fn opens_part(text: &str, number: &str) -> bool {
+    text.lines().any(|l| numbered(l, number))
+}
+
+/// Whether `line` begins with the part number `number` as a whole.
+fn numbered(line: &str, number: &str) -> bool {
+    line.trim().strip_prefix(number).is_some_and(|rest| {
+        rest.starts_with(['.', ' '])
+            && !rest
+                .trim_start_matches('.')
+                .starts_with(|c: char| c.is_ascii_digit())
     })
 }
 
@@ -947,6 +956,11 @@ mod tests {
         assert!(heading_numbers("7 Moorings", "7"));
         assert!(!heading_numbers("3. Berths > 3.10. Repairs", "3.1"));
         assert!(!heading_numbers("3. Berths > 3.1.2. Winter fees", "3.1"));
+        assert!(opens_part(
+            "Berths are let yearly.\n3.1. Fees\nA berth costs …",
+            "3.1"
+        ));
+        assert!(!opens_part("as set out in 3.1 above", "3.1"));
     }
 
     #[test]
