@@ -232,6 +232,21 @@ pub(in crate::agent) fn evidence_of(h: &SearchResult) -> Evidence {
     }
 }
 
+/// A stored chunk of a document read whole (not found by a search: no scores) as evidence.
+pub(in crate::agent) fn row_evidence(r: &crate::index::ChunkRow) -> Evidence {
+    Evidence {
+        chunk_id: r.chunk_id.clone(),
+        document_id: r.document_id.clone(),
+        text: r.text.clone(),
+        char_start: r.char_start,
+        page: r.page_start,
+        vector_score: 0.0,
+        text_rank: None,
+        score: 0.0,
+        heading: r.heading.clone(),
+    }
+}
+
 /// An answer an action produced from verified citations, with its confidence measures.
 pub(in crate::agent) fn answered(
     text: String,

@@ -203,15 +203,8 @@ fn placed_sentences(doc: &Document, rows: &[ChunkRow]) -> Vec<Placed> {
     let mut placed: Vec<Placed> = Vec::new();
     for r in rows {
         let evidence = Evidence {
-            chunk_id: r.chunk_id.clone(),
             document_id: doc.id.clone(),
-            text: r.text.clone(),
-            char_start: r.char_start,
-            page: r.page_start,
-            vector_score: 0.0,
-            text_rank: None,
-            score: 0.0,
-            heading: r.heading.clone(),
+            ..row_evidence(r)
         };
         for s in text::sentences(&r.text)
             .iter()

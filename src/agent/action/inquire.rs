@@ -368,17 +368,7 @@ impl Agent<'_> {
                 .filter(|r| {
                     text::heading_numbers(&r.heading, &number) || text::opens_part(&r.text, &number)
                 })
-                .map(|r| Evidence {
-                    chunk_id: r.chunk_id.clone(),
-                    document_id: r.document_id.clone(),
-                    text: r.text.clone(),
-                    char_start: r.char_start,
-                    page: r.page_start,
-                    vector_score: 0.0,
-                    text_rank: None,
-                    score: 0.0,
-                    heading: r.heading.clone(),
-                })
+                .map(row_evidence)
                 .collect();
             let Some(p) = extractive::referred_sentence(terms, &lead.sentence.text, &passages)
             else {
