@@ -247,12 +247,13 @@ fn find_headings(text: &str) -> Vec<Heading> {
     let mut out: Vec<Heading> = Vec::new();
     let mut offset = 0usize;
     let lines: Vec<&str> = text.split('\n').collect();
+    let levels: Vec<Option<usize>> = lines.iter().map(|l| heading_level_of(l)).collect();
     // For each line, the number of the next subsection heading after it ("5" for "5.2 …").
     let mut next_sub: Vec<Option<Option<u32>>> = vec![None; lines.len()];
     let mut seen: Option<Option<u32>> = None;
     for (i, line) in lines.iter().enumerate().rev() {
         next_sub[i] = seen;
-        if heading_level_of(line).is_some()
+        if levels[i].is_some()
             && let Some((first, true)) = first_number(line)
         {
             seen = Some(first);
@@ -266,7 +267,7 @@ fn find_headings(text: &str) -> Vec<Heading> {
             .get(i + 1)
             .and_then(|next| next.trim_start().chars().next())
             .is_some_and(char::is_lowercase);
-        if let Some(level) = heading_level_of(line).filter(|_| !continues)
+        if let Some(level) = levels[i].filter(|_| !continues)
             && !numbers_a_list_item(line, out.last(), next_sub[i])
         {
             out.push(Heading {

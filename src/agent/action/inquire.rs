@@ -12,7 +12,7 @@ use crate::agent::resolve;
 use crate::agent::rules::{extractive, grounding, text, value};
 use crate::agent::types::*;
 use crate::agent::{Agent, Emit};
-use crate::index::Scope;
+use crate::index::{ChunkRow, Scope};
 use crate::library::SearchRequest;
 use crate::llm::LlmError;
 use crate::store::{DocStatus, Document, Profile};
@@ -284,6 +284,8 @@ impl Agent<'_> {
         // The clause an answer's own quote defers to ("the same as for … (§4.2)") says what it
         // defers: its sentence follows the answer's own quotes (the first such reference).
         let mut referred = None;
+        // Each document's chunks are read once, whichever quotes refer into it.
+        let mut rows: HashMap<String, Vec<ChunkRow>> = HashMap::new();
         for p in picks.iter().filter(|p| !p.ranked) {
             referred = self
                 .referred_citation(
@@ -292,6 +294,7 @@ impl Agent<'_> {
                     terms,
                     p,
                     (&draft.citations, &draft.rank_only),
+                    &mut rows,
                 )
                 .await?;
             if referred.is_some() {
@@ -334,9 +337,9 @@ impl Agent<'_> {
     /// A citation of the sentence that a clause referred to by a quote (`lead`; "§4.2",
     /// "section 7") gives on what the quote defers to it (`extractive::referred_sentence`), when
     /// the quote's document has a part with that number (a passage under that heading, or one
-    /// with a line that opens it) and the sentence is
-    /// not among the answer's own quotes yet (`cited`, less those `ranked` cites only for their
-    /// page's rank).
+    /// with a line that opens it) and the sentence is not among the answer's own quotes yet
+    /// (`cited`, less those `ranked` cites only for their page's rank). `rows` keeps the chunks
+    /// of the documents read so far.
     async fn referred_citation(
         &self,
         profile: &Profile,
@@ -344,6 +347,7 @@ impl Agent<'_> {
         terms: &HashMap<String, f32>,
         lead: &extractive::Picked,
         (cited, ranked): (&[Citation], &HashSet<String>),
+        rows: &mut HashMap<String, Vec<ChunkRow>>,
     ) -> Result<Option<Citation>, Error> {
         let references = text::clause_references(&lead.sentence.text);
         let Some(e) = state.evidence.get(lead.evidence) else {
@@ -352,12 +356,16 @@ impl Agent<'_> {
         if references.is_empty() {
             return Ok(None);
         }
-        let rows = self
-            .lib
-            .index()
-            .await?
-            .rows(&profile.id, &e.document_id)
-            .await?;
+        if !rows.contains_key(&e.document_id) {
+            let read = self
+                .lib
+                .index()
+                .await?
+                .rows(&profile.id, &e.document_id)
+                .await?;
+            rows.insert(e.document_id.clone(), read);
+        }
+        let rows = rows.get(&e.document_id).map_or(&[][..], Vec::as_slice);
         for number in references {
             // A clause's reference to itself names nothing else.
             if text::heading_numbers(&e.heading, &number) {

@@ -255,22 +255,19 @@ pub fn diff_versions(old: &[&str], new: &[&str]) -> Vec<Change> {
         };
         out.push((rank, j, Change::Amended { old: i, new: j }));
     }
-    let added: Vec<usize> = new_left
+    let added: HashSet<usize> = new_left
         .iter()
         .copied()
         .filter(|j| !new_used.contains(j))
         .collect();
-    let removed: Vec<usize> = old_left
+    let removed: HashSet<usize> = old_left
         .iter()
         .copied()
         .filter(|i| !old_used.contains(i))
         .collect();
-    for &j in &added {
-        out.push((1, j, Change::Added(j)));
-    }
-    for &i in &removed {
-        out.push((2, i, Change::Removed(i)));
-    }
+    // (Sorted below.)
+    out.extend(added.iter().map(|&j| (1, j, Change::Added(j))));
+    out.extend(removed.iter().map(|&i| (2, i, Change::Removed(i))));
     // Within each rank, spread over the document: the first difference of each stretch of
     // it, then the second of each, and so on; and of added or removed sentences, those that
     // open a run (a new or dropped passage begins there) before the ones inside it. A long
