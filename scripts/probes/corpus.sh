@@ -136,3 +136,21 @@ gunzip -c "$d/social-contract.txt.gz" | iconv -f utf-8 -t latin1//TRANSLIT > "$w
 enscript -q -B -f Courier10 -p "$w/sc.ps" "$w/sc.txt"
 ps2pdf "$w/sc.ps" "$out/probe21/social-contract.pdf"
 rm -rf "$w"
+# Probe 22: the Linux kernel's process documents from the linux-doc-6.1 package (security bugs,
+# stable rules, embargoed hardware issues, regressions, researchers, code of conduct): plain
+# reStructuredText printed by LibreOffice Writer or by enscript.
+mkdir -p "$out/probe22"
+w=$(mktemp -d)
+(cd "$w" && apt-get download -q linux-doc-6.1 >/dev/null)
+dpkg -x "$w"/linux-doc-6.1_*.deb "$w/x"
+d="$w/x/usr/share/doc/linux-doc-6.1/Documentation"
+for f in admin-guide/security-bugs process/stable-kernel-rules process/handling-regressions process/researcher-guidelines; do
+  gunzip -c "$d/$f.rst.gz" > "$w/$(basename "$f").txt"
+done
+soffice --headless --convert-to pdf --outdir "$out/probe22" "$w"/*.txt >/dev/null 2>&1
+for f in embargoed-hardware-issues code-of-conduct; do
+  gunzip -c "$d/process/$f.rst.gz" | iconv -f utf-8 -t latin1//TRANSLIT | expand > "$w/$f.in"
+  enscript -q -B -f Courier10 -p "$w/$f.ps" "$w/$f.in"
+  ps2pdf "$w/$f.ps" "$out/probe22/$f.pdf"
+done
+rm -rf "$w"
