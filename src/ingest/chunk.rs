@@ -247,7 +247,25 @@ fn find_headings(text: &str) -> Vec<Heading> {
     let mut out: Vec<Heading> = Vec::new();
     let mut offset = 0usize;
     let lines: Vec<&str> = text.split('\n').collect();
-    let levels: Vec<Option<usize>> = lines.iter().map(|l| heading_level_of(l)).collect();
+    let mut levels: Vec<Option<usize>> = lines.iter().map(|l| heading_level_of(l)).collect();
+    // A title underlined by a rule line ("Scope" over "-----"): the rule's character gives its
+    // level, in the order the document first uses each one (as reStructuredText and Markdown
+    // read them).
+    let mut styles: Vec<char> = Vec::new();
+    for (i, pair) in lines.windows(2).enumerate() {
+        let (title, rule) = (pair[0].trim(), pair[1]);
+        if !super::text::is_rule_line(rule) || !underlined_title(title) {
+            continue;
+        }
+        let Some(c) = rule.trim().chars().next() else {
+            continue;
+        };
+        let rank = styles.iter().position(|s| *s == c).unwrap_or_else(|| {
+            styles.push(c);
+            styles.len() - 1
+        });
+        levels[i] = Some(1 + rank);
+    }
     // For each line, the number of the next subsection heading after it ("5" for "5.2 …").
     let mut next_sub: Vec<Option<Option<u32>>> = vec![None; lines.len()];
     let mut seen: Option<Option<u32>> = None;
@@ -279,6 +297,16 @@ fn find_headings(text: &str) -> Vec<Heading> {
         offset += line.chars().count() + 1;
     }
     out
+}
+
+/// Whether a line above a rule line reads as its title: words, not a sentence's end, not
+/// itself a rule.
+fn underlined_title(line: &str) -> bool {
+    !line.is_empty()
+        && line.chars().count() <= 100
+        && line.chars().any(char::is_alphabetic)
+        && !line.ends_with(['.', ',', ';'])
+        && !super::text::is_rule_line(line)
 }
 
 /// Whether a line that reads as a one-number heading ("1. If the Leader …") numbers an item of
@@ -448,6 +476,26 @@ mod tests {
                 "B.3. Votes"
             ]
         );
+    }
+
+    #[test]
+    fn titles_underlined_by_rule_lines_are_headings_ranked_by_their_rule() {
+        let text = "Club handbook\n=============\nIntro text.\nOpening hours\n-------------\nThe hall opens at 9.\nHolidays\n~~~~~~~~\nClosed on 1 May.\nFees\n----\nMembers pay 20 euros.";
+        let hs = find_headings(text);
+        let titles: Vec<(&str, usize)> = hs.iter().map(|h| (h.title.as_str(), h.level)).collect();
+        assert_eq!(
+            titles,
+            vec![
+                ("Club handbook", 1),
+                ("Opening hours", 2),
+                ("Holidays", 3),
+                ("Fees", 2)
+            ]
+        );
+        let at = text.find("Members").unwrap_or(0);
+        assert_eq!(heading_path_at(&hs, at, at), "Club handbook > Fees");
+        // A sentence above a rule is no title.
+        assert!(find_headings("The hall opens at 9.\n-----").is_empty());
     }
 
     #[test]

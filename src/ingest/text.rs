@@ -86,7 +86,7 @@ pub fn clean_page(raw: &str) -> String {
     }
     // 3. De-hyphenate words split at a line end: "regu-" + "lation" → "regulation".
     let mut joined: Vec<String> = Vec::with_capacity(lines.len());
-    for line in lines {
+    for line in lines.iter().flat_map(|l| unglue_rule(l)) {
         match joined.last_mut() {
             Some(prev) if joins_with_next(prev, &line) => {
                 prev.pop(); // the hyphen
@@ -104,6 +104,44 @@ pub fn clean_page(raw: &str) -> String {
         out.pop();
     }
     out
+}
+
+/// The characters a plain-text document draws a rule line with: the underline of a title
+/// (reStructuredText, Markdown's setext headings, plain-text manuals), or a separator.
+const RULE_CHARS: &[char] = &[
+    '-', '=', '~', '^', '*', '"', '+', '#', '_', '`', '\'', '.', ':',
+];
+
+/// Whether a line is a rule: three or more of one [`RULE_CHARS`] character and nothing else
+/// ("--------", "========"). It underlines the title above it, or separates parts; it is
+/// never a sentence.
+pub fn is_rule_line(line: &str) -> bool {
+    let line = line.trim();
+    let mut chars = line.chars();
+    let Some(first) = chars.next() else {
+        return false;
+    };
+    RULE_CHARS.contains(&first) && line.chars().count() >= 3 && chars.all(|c| c == first)
+}
+
+/// A rule of hyphens glued to the line after it: the reading of a PDF (poppler's `pdftotext`)
+/// takes a line that ends in "-" for a word broken at the line end, drops that hyphen and
+/// joins the next line on ("-----The security team …"; "----- When …" where the next line
+/// was a list item "- When …"). A PDF viewer shows the rule on a line of its own, one hyphen
+/// longer, and here it gets both back. Four hyphens at least: "---" can be a dash in text.
+fn unglue_rule(line: &str) -> Vec<String> {
+    let dashes = line.len() - line.trim_start_matches('-').len();
+    let rest = &line[dashes..];
+    let opens_text = |t: &str| t.starts_with(|c: char| !c.is_whitespace() && c != '-');
+    if dashes < 4 {
+        vec![line.to_owned()]
+    } else if opens_text(rest) {
+        vec![format!("{}-", &line[..dashes]), rest.to_owned()]
+    } else if rest.strip_prefix(' ').is_some_and(opens_text) {
+        vec![line[..dashes].to_owned(), format!("-{rest}")]
+    } else {
+        vec![line.to_owned()]
+    }
 }
 
 /// A line ending in `letter-` whose next line starts with a lower-case letter is a word broken
@@ -142,6 +180,27 @@ mod tests {
         );
         assert_eq!(clean_page("a self-\nAssessment"), "a self-\nAssessment");
         assert_eq!(clean_page("year 2023-\n2024"), "year 2023-\n2024");
+    }
+
+    #[test]
+    fn a_rule_glued_to_the_next_line_by_the_reader_is_given_back_its_line() {
+        assert_eq!(
+            clean_page("Opening hours\n------------Members may use the hall."),
+            "Opening hours\n-------------\nMembers may use the hall."
+        );
+        // A dash that opens a line of words, or a short one, stays.
+        assert_eq!(clean_page("--verbose prints more"), "--verbose prints more");
+        assert_eq!(clean_page("---Note"), "---Note");
+        // A rule glued to a list item: the rule lost its last hyphen, the item kept its own.
+        assert_eq!(
+            clean_page("Fees\n---- Members pay 20 euros."),
+            "Fees\n----\n- Members pay 20 euros."
+        );
+        assert!(is_rule_line("  ======== "));
+        assert!(is_rule_line("~~~"));
+        assert!(!is_rule_line("--"));
+        assert!(!is_rule_line("-=-=-="));
+        assert!(!is_rule_line("--- note"));
     }
 
     #[test]
