@@ -1332,3 +1332,118 @@ async fn a_clause_that_defers_to_another_is_answered_with_the_other_clause_too()
         turn.answer.text
     );
 }
+
+/// A ferry's handbook in plain text printed by LibreOffice Writer (`ferry-handbook.pdf`, see
+/// `fixtures/make-fixtures.sh`): titles underlined by rule lines, "- " lists whose items say
+/// what they are about only through the line that introduces them, a limit an item forbids
+/// going beyond and a time given for an act.
+async fn ferry_handbook() -> (
+    TestLib,
+    policypal::store::Profile,
+    policypal::store::Document,
+) {
+    let t = TestLib::new().await;
+    let p = t.profile("alice").await;
+    let doc = ingest_fixture(&t.lib, &p, "ferry-handbook.pdf").await;
+    (t, p, doc)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn plain_text_rules_and_lists_are_quoted_as_a_reader_sees_them() {
+    // Regression: poppler glued each title's rule of hyphens to the next line
+    // ("------The ferry carries …"), so quotes opened with the rule; "- It cannot be heavier
+    // than 12 kilograms." was no answer to a question about hand luggage (its words are in the
+    // line above the list), and a list of officers was quoted one item at a time.
+    let (t, p, doc) = ferry_handbook().await;
+    let page = t
+        .lib
+        .store()
+        .page_text(&p.id, &doc.id, 1)
+        .await
+        .expect("page text")
+        .expect("page 1");
+    assert!(page.contains("-------\nThe ferry carries"), "{page}");
+    let agent = Agent::new(&t.lib).without_cache();
+    let inquire = |text: &str| AskRequest {
+        documents: vec![doc.id.clone()],
+        ..ask(text)
+    };
+    let turn = ask_ok(
+        &agent,
+        &p,
+        inquire("How heavy may hand luggage in the cabin be?"),
+    )
+    .await;
+    assert_eq!(turn.answer.status, Status::Answered, "{}", turn.answer.text);
+    assert!(
+        turn.answer
+            .citations
+            .iter()
+            .any(|c| c.quote.contains("Hand luggage") && c.quote.contains("12 kilograms")),
+        "{}",
+        turn.answer.text
+    );
+    assert!(
+        !turn
+            .answer
+            .citations
+            .iter()
+            .any(|c| c.quote.contains("---")),
+        "{}",
+        turn.answer.text
+    );
+    let turn = ask_ok(&agent, &p, inquire("Who are the officers on the bridge?")).await;
+    assert_eq!(turn.answer.status, Status::Answered, "{}", turn.answer.text);
+    assert!(
+        turn.answer
+            .citations
+            .iter()
+            .any(|c| c.quote.contains("- the master") && c.quote.contains("- the second mate")),
+        "{}",
+        turn.answer.text
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_audit_reads_a_limit_a_rule_forbids_exceeding_and_a_time_given_to_act() {
+    // Regression: "- It cannot be heavier than 12 kilograms." (a pronoun subject, a threshold
+    // of what is forbidden) and "has 14 days to ask for a refund" bound nothing, so 20
+    // kilograms and a month came back compliant; "answers every refund request, to spare
+    // passengers …; nevertheless a refund is not paid in cash" was read as forbidding answers.
+    let (t, p, doc) = ferry_handbook().await;
+    let agent = Agent::new(&t.lib).without_cache();
+    let audit = |text: &str| AskRequest {
+        documents: vec![doc.id.clone()],
+        action: Some(Action::Audit),
+        ..ask(&format!(
+            "Check these terms against the handbook.\n\n{text}"
+        ))
+    };
+    let turn = ask_ok(
+        &agent,
+        &p,
+        audit("Hand luggage in the cabin may weigh 20 kilograms. Passengers get one month to ask for a refund of a cancelled crossing."),
+    )
+    .await;
+    let report = turn.answer.audit.clone().expect("an audit report");
+    let summaries: Vec<&str> = report.findings.iter().map(|f| f.summary.as_str()).collect();
+    assert!(
+        summaries.iter().any(|s| s.contains("12 kilograms")),
+        "{}",
+        turn.answer.text
+    );
+    assert!(
+        summaries.iter().any(|s| s.contains("14 days")),
+        "{}",
+        turn.answer.text
+    );
+    // Within the handbook: compliant.
+    let turn = ask_ok(
+        &agent,
+        &p,
+        audit("Hand luggage in the cabin weighs at most 10 kilograms. Passengers get 10 days to ask for a refund of a cancelled crossing. The purser answers every refund request within two days."),
+    )
+    .await;
+    let report = turn.answer.audit.clone().expect("an audit report");
+    assert!(report.findings.is_empty(), "{}", turn.answer.text);
+}

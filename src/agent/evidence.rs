@@ -91,8 +91,9 @@ impl Agent<'_> {
 
     /// [`Self::cite`], with the quote begun at the sentence before it when it points back at
     /// that sentence ("… must sign this register." after the sentence naming the register;
-    /// see [`extractive::lead_start`]), read on the page so that a chunk's edge does not cut
-    /// the two apart. `quoted`: the citations made so far (a sentence one of them holds is
+    /// see [`extractive::lead_start`]) and run on over the list it introduces (see
+    /// [`extractive::list_end`]), read on the page so that a chunk's edge does not cut them
+    /// apart. `quoted`: the citations made so far (a sentence one of them holds is
     /// not quoted twice).
     pub(in crate::agent) async fn cite_with_lead(
         &self,
@@ -166,7 +167,7 @@ impl Agent<'_> {
         } else {
             return Ok(None);
         };
-        let (mut start, end) = span;
+        let (mut start, mut end) = span;
         if let Some(quoted) = lead {
             let same_page: Vec<&str> = quoted
                 .iter()
@@ -174,6 +175,7 @@ impl Agent<'_> {
                 .map(|q| q.quote.as_str())
                 .collect();
             start = extractive::lead_start(&page_text, start, end, &same_page);
+            end = extractive::list_end(&page_text, start, end);
         }
         let ocr_confidence = store
             .ocr_confidence(&profile.id, &d.id, page)

@@ -15,7 +15,7 @@ use crate::agent::evidence::{evidence_of, label, refusal};
 use crate::agent::graph::{Node, Transition};
 use crate::agent::resolve;
 use crate::agent::rules::audit::{self, Deontic};
-use crate::agent::rules::text;
+use crate::agent::rules::{extractive, text};
 use crate::agent::types::*;
 use crate::agent::{Agent, Emit};
 use crate::library::{MAX_QUERY_CHARS, SearchRequest};
@@ -203,16 +203,34 @@ impl Agent<'_> {
                 }
                 for h in &hits {
                     let e = evidence_of(h);
+                    // The line that introduces a list lends its words to the list's items,
+                    // as a table's header row to its rows.
+                    let mut list_lead: Option<String> = None;
                     for sentence in text::sentences(&e.text) {
+                        let lead = if extractive::is_list_item(&sentence.text) {
+                            list_lead.clone()
+                        } else {
+                            list_lead = None;
+                            None
+                        };
+                        if sentence.text.trim_end().ends_with(':') {
+                            list_lead = Some(sentence.text.clone());
+                        }
                         let header = text::table_header(&e.text, sentence.start)
                             .filter(|(at, _)| *at != sentence.start)
-                            .map(|(_, h)| h.to_owned());
+                            .map(|(_, h)| h.to_owned())
+                            .or(lead);
                         for audit::RulePiece {
                             offset,
                             text: piece,
                             reading,
                         } in audit::rule_pieces(&sentence.text)
                         {
+                            let reading = if header.is_some() {
+                                audit::item_reading(&reading)
+                            } else {
+                                reading
+                            };
                             let at = sentence.start + offset;
                             let doc_char = e.char_start + e.text[..at].chars().count() as u64;
                             if found.iter().any(|c| c.doc_char == doc_char)

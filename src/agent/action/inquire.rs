@@ -265,6 +265,17 @@ impl Agent<'_> {
             else {
                 continue;
             };
+            // A sentence an earlier quote took in (a list's item after the line that
+            // introduces the list) is not quoted again.
+            let inside = flat(&c.quote);
+            if draft.citations.iter().any(|q| {
+                q.document_id == c.document_id
+                    && q.page == c.page
+                    && flat(&q.quote).contains(&inside)
+            }) {
+                draft.proposed -= 1;
+                continue;
+            }
             if let Some(emit) = emit {
                 let line = quoted(&c);
                 let text = if draft.citations.is_empty() {

@@ -91,6 +91,9 @@ pub struct Bound {
     pub value: f64,
     /// Dimension.
     pub dimension: Dimension,
+    /// The most that a prohibition of going beyond it allows ("must not weigh more than 30
+    /// kilograms"): it holds whatever the clause's polarity.
+    pub cap: bool,
 }
 
 /// What a quantity measures.
@@ -179,6 +182,14 @@ static BOUND: Pattern = LazyLock::new(|| {
         ((?:{CURRENCIES})\s?)?
         (\d+(?:[.,]\d+)?|{numbers})
         \s*({PERCENT}|{TIME_UNITS}|{CURRENCY_WORDS}|{COUNTED})?",
+        numbers = lexicon::number_words(),
+    ))
+});
+/// A time given for an act, a deadline in other words: "has 48 hours to reply", "are given
+/// ten days in which to object". Its groups are [`BOUND`]'s (no currency).
+static TIME_TO: Pattern = LazyLock::new(|| {
+    regex(&format!(
+        r"(?ix)\b(has|have|gets?|is\s+given|are\s+given)\s+()?(\d+(?:[.,]\d+)?|{numbers})\s*({TIME_UNITS})\s+(?:in\s+which\s+)?to\b",
         numbers = lexicon::number_words(),
     ))
 });
@@ -280,10 +291,11 @@ fn universal(padded: &str) -> HashSet<String> {
 }
 
 /// A threshold from which a rule applies: "above 25 euros", "more than £150", "exceeding 10
-/// days" ("no more than" and "not more than" are bounds, see [`BOUND`]).
+/// days", "longer than 3 days" ("no more than" and "not more than" are bounds, see [`BOUND`];
+/// so is a threshold of what a rule forbids, see [`clause`]).
 static THRESHOLD: Pattern = LazyLock::new(|| {
     regex(&format!(
-        r"(?ix)\b(above|over|more\s+than|exceeding|in\s+excess\s+of|greater\s+than)\s+
+        r"(?ix)\b(above|over|more\s+than|exceeding|in\s+excess\s+of|(?:greater|bigger|larger|longer|higher|heavier)\s+than)\s+
         ((?:{CURRENCIES})\s?)?
         (\d+(?:[.,]\d+)?|{numbers})\b
         \s*({PERCENT}|{TIME_UNITS}|{CURRENCY_WORDS}|{COUNTED})?",
@@ -627,6 +639,20 @@ pub fn rule_pieces(sentence: &str) -> Vec<RulePiece<'_>> {
     out
 }
 
+/// An item of a list read as a rule of its own: its pronoun subject ("- It must not exceed
+/// …", "- They shall …") stands for what the line introducing the list names, which the
+/// caller lends the clause's terms (see `action::audit`); read as "The item …" it binds.
+pub fn item_reading(reading: &str) -> String {
+    let body = strip_marker(reading);
+    let lower = body.to_lowercase();
+    for (pronoun, noun) in [("it ", "The item "), ("they ", "The items ")] {
+        if lower.starts_with(pronoun) {
+            return format!("{noun}{}", &body[pronoun.len()..]);
+        }
+    }
+    reading.to_owned()
+}
+
 /// One case of a rule that sets one measure per case (see [`cases`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Case {
@@ -857,8 +883,9 @@ fn main_clause_until(l: &str, breaks: &[&str]) -> String {
 }
 
 /// Where what a rule requires ends besides a framing clause: a concession ("…, but it need
-/// not be if …") says something of its own.
-const RULE_BREAKS: [&str; 1] = [", but "];
+/// not be if …"), a clause after a semicolon ("…; nevertheless, take care not to …") and a
+/// purpose set off by a comma ("…, to spare users … and prevent …") say something of their own.
+const RULE_BREAKS: [&str; 5] = [", but ", "; ", ", to ", ", so as to ", ", in order to "];
 
 /// A rule's governed text without its content and relative clauses, each up to its comma or
 /// the end ("state that the package is not part of …", "any work that you distribute, … to
@@ -1141,6 +1168,7 @@ pub fn clause(sentence: &str) -> Option<Clause> {
                         minimum: false,
                         value,
                         dimension: dimension.clone(),
+                        cap: false,
                     });
                     Some(
                         std::iter::once(Bound {
@@ -1148,6 +1176,7 @@ pub fn clause(sentence: &str) -> Option<Clause> {
                             minimum: true,
                             value,
                             dimension,
+                            cap: false,
                         })
                         .chain(exact),
                     )
@@ -1156,6 +1185,13 @@ pub fn clause(sentence: &str) -> Option<Clause> {
                 .collect::<Vec<_>>()
         })
         .unwrap_or_default();
+    // What a rule forbids beyond a threshold ("must not weigh more than 30 kilograms", "cannot
+    // be longer than 3 days") is allowed up to it: the threshold is the largest allowed.
+    let caps = if deontic == Deontic::Prohibition && !neither {
+        thresholds(&governed)
+    } else {
+        Vec::new()
+    };
     Some(Clause {
         deontic,
         strong,
@@ -1178,11 +1214,19 @@ pub fn clause(sentence: &str) -> Option<Clause> {
         bounds: loosest(
             bounds(sentence)
                 .into_iter()
+                .chain(caps.iter().map(|(text, value, dimension)| Bound {
+                    cap: true,
+                    text: format!("not {text}"),
+                    minimum: false,
+                    value: *value,
+                    dimension: dimension.clone(),
+                }))
                 .chain(intervals(sentence).into_iter().map(|(text, value)| Bound {
                     text,
                     minimum: false,
                     value,
                     dimension: Dimension::Interval,
+                    cap: false,
                 }))
                 .chain(periods(&l, stated, deontic, &retained))
                 .chain(retained)
@@ -1193,7 +1237,10 @@ pub fn clause(sentence: &str) -> Option<Clause> {
         } else {
             HashSet::new()
         },
-        thresholds: thresholds(sentence),
+        thresholds: thresholds(sentence)
+            .into_iter()
+            .filter(|t| !caps.iter().any(|c| c.0 == t.0))
+            .collect(),
         free_of_charge: lexicon::FREE_OF_CHARGE.iter().any(|f| governed.contains(f)),
         without_polarity: measure_only
             || [STATED_ORDER, STATED_RESTRICTION, MAY_ONLY].contains(&word),
@@ -1219,12 +1266,16 @@ fn stated_measure(l: &str) -> Option<usize> {
                 .and_then(|c| c.get(0))
                 .map(|m| m.start())
         });
-    let bound = BOUND.as_ref().and_then(|re| {
-        re.captures_iter(l)
-            .find(|c| measured(c, 2).is_some())
-            .and_then(|c| c.get(0))
-            .map(|m| m.start())
-    });
+    let bound = [&BOUND, &TIME_TO]
+        .into_iter()
+        .filter_map(|re| {
+            re.as_ref()?
+                .captures_iter(l)
+                .find(|c| measured(c, 2).is_some())
+                .and_then(|c| c.get(0))
+                .map(|m| m.start())
+        })
+        .min();
     let at = match (recurrence_or_threshold, bound) {
         (Some(a), Some(b)) => a.min(b),
         (a, b) => a.or(b)?,
@@ -1391,7 +1442,9 @@ fn measure(currency: Option<&str>, n: f64, unit: Option<&str>) -> Option<(f64, D
 fn measured(c: &regex::Captures<'_>, currency: usize) -> Option<(f64, Dimension)> {
     let n = lexicon::number(c.get(currency + 1)?.as_str())?;
     measure(
-        c.get(currency).map(|m| m.as_str()),
+        c.get(currency)
+            .map(|m| m.as_str())
+            .filter(|m| !m.trim().is_empty()),
         n,
         c.get(currency + 2).map(|m| m.as_str()),
     )
@@ -1429,6 +1482,7 @@ fn periods(text_: &str, stated: bool, deontic: Deontic, retained: &[Bound]) -> V
                 minimum,
                 value,
                 dimension: dimension.clone(),
+                cap: false,
             };
             Some(
                 minimum
@@ -1442,10 +1496,11 @@ fn periods(text_: &str, stated: bool, deontic: Deontic, retained: &[Bound]) -> V
 }
 
 fn bounds(text_: &str) -> Vec<Bound> {
-    let Some(re) = BOUND.as_ref() else {
+    let (Some(re), Some(time_to)) = (BOUND.as_ref(), TIME_TO.as_ref()) else {
         return Vec::new();
     };
     re.captures_iter(text_)
+        .chain(time_to.captures_iter(text_))
         .filter_map(|c| {
             // "may be extended by up to 1 week" bounds the change, not the period.
             if text_[..c.get(0)?.start()]
@@ -1464,6 +1519,7 @@ fn bounds(text_: &str) -> Vec<Bound> {
                     || kind.contains("minimum"),
                 value,
                 dimension,
+                cap: false,
             })
         })
         .collect()
@@ -1837,7 +1893,7 @@ pub fn check(statement: &Statement, clause: &Clause, similarity: f32) -> Option<
                 } else {
                     *v > b.value * 1.001
                 };
-                if outside && clause.positive {
+                if outside && (clause.positive || b.cap) {
                     return Some(Conflict {
                         rule: AuditRule::OutOfRange,
                         severity: Severity::High,
@@ -2364,6 +2420,13 @@ mod tests {
         // A concession after the rule does not turn it.
         let rule = "A copy of the key register should be kept in the safe, but it need not be if the office is closed.";
         assert_eq!(clause(rule).map(|c| c.positive), Some(true));
+        // Nor does a purpose after a comma, or a clause after a semicolon.
+        let rule = "Staff should answer every complaint as fast as they can, to give callers an early reply and prevent repeat calls; nevertheless they must take care not to promise refunds.";
+        assert_eq!(clause(rule).map(|c| c.positive), Some(true));
+        assert_eq!(
+            conflict("Complaints are answered within two days.", rule),
+            None
+        );
         // "un-" negates the word it prefixes.
         let rule = "Archive boxes should be stored sealed with the officer's stamp.";
         assert_eq!(
@@ -2904,12 +2967,47 @@ mod tests {
     }
 
     #[test]
+    fn a_threshold_a_rule_forbids_and_a_time_given_for_an_act_are_the_most_allowed() {
+        let rule = "A parcel must not weigh more than 30 kilograms.";
+        assert_eq!(
+            conflict("We send parcels of 40 kilograms to the depot.", rule),
+            Some(AuditRule::OutOfRange)
+        );
+        assert_eq!(
+            conflict("We send parcels of 20 kilograms to the depot.", rule),
+            None
+        );
+        let rule = "A parcel cannot be heavier than 30 kilograms.";
+        assert_eq!(clause(rule).map(|c| c.deontic), Some(Deontic::Prohibition));
+        assert_eq!(
+            conflict("Each parcel weighs 45 kilograms.", rule),
+            Some(AuditRule::OutOfRange)
+        );
+        let rule = "The tenant has 14 days to object to a rent increase.";
+        assert_eq!(
+            conflict("Tenants get one month to object to a rent increase.", rule),
+            Some(AuditRule::OutOfRange)
+        );
+        assert_eq!(
+            conflict("Tenants get 10 days to object to a rent increase.", rule),
+            None
+        );
+        // An item of a list reads as a rule of its own.
+        assert_eq!(
+            item_reading("- It must not exceed two pages."),
+            "The item must not exceed two pages."
+        );
+        assert_eq!(item_reading("- Bring a torch."), "- Bring a torch.");
+    }
+
+    #[test]
     fn every_pattern_compiles() {
         assert!(crate::agent::rules::all_compile(&[
             &PATH,
             &REQUIRED_PATH,
             &LABELLED,
             &BOUND,
+            &TIME_TO,
             &QUANTITY,
             &EXEMPT_UP_TO,
             &LIST_ITEM,

@@ -328,6 +328,8 @@ pub struct Candidate {
     /// A row of a table under the row that names its columns: a statement whatever its
     /// length ("Low\tEvery 36 months" under "Risk rating\tPeriodic review").
     headed_row: bool,
+    /// For an item of a list, the line that introduces the list (see [`candidates`]).
+    lead: Option<String>,
 }
 
 /// The sentences of the evidence that could answer a question, in evidence order; headings and
@@ -347,7 +349,20 @@ pub fn candidates(evidence: &[Evidence]) -> Vec<Candidate> {
     for (ei, e) in evidence.iter().enumerate() {
         let mut position = 0;
         let mut asked: Option<(HashSet<String>, usize)> = None;
+        // The words of a line that introduces a list ("Patches the archive accepts:"), lent
+        // to each of its items as a table's header row lends its words to the rows: an item
+        // ("- It must not exceed 100 lines.") says what it is about only through it.
+        let mut list_lead: Option<&str> = None;
         for s in sentences(&e.text) {
+            let lead = if is_list_item(&s.text) {
+                list_lead
+            } else {
+                list_lead = None;
+                None
+            };
+            if s.text.trim_end().ends_with(':') {
+                list_lead = Some(&e.text[s.start..s.end]);
+            }
             // A table row states its values against the names of its columns: the table's
             // first row names them, and lends its words to every row below it. The first row
             // itself states no value when rows follow it.
@@ -360,6 +375,7 @@ pub fn candidates(evidence: &[Evidence]) -> Vec<Candidate> {
                     .and_then(|rest| rest.lines().next())
                     .is_some_and(super::text::is_row);
             if names_columns
+                || underlined(&e.text, &s)
                 || (!row
                     && (super::text::looks_like_heading(&s.text) || is_title_line(&e.text, &s))
                     && !is_table_row(&e.text, &s))
@@ -377,6 +393,7 @@ pub fn candidates(evidence: &[Evidence]) -> Vec<Candidate> {
                 _ => HashSet::new(),
             };
             inherited.extend(header.map(stems).unwrap_or_default());
+            inherited.extend(lead.map(stems).unwrap_or_default());
             for piece in pieces(&s, QUOTE_CHARS) {
                 let letters = piece.text.chars().filter(|c| c.is_alphabetic()).count();
                 if letters >= MIN_LETTERS {
@@ -393,6 +410,7 @@ pub fn candidates(evidence: &[Evidence]) -> Vec<Candidate> {
                         sentence: piece,
                         position,
                         headed_row: header.is_some(),
+                        lead: lead.map(str::to_owned),
                     });
                 }
                 position += 1;
@@ -446,6 +464,25 @@ pub fn by_name(
     }
 }
 
+/// Whether a sentence is a title a rule line underlines ("Opening hours" over "-----").
+fn underlined(passage: &str, s: &Sentence) -> bool {
+    passage[s.end..]
+        .strip_prefix('\n')
+        .and_then(|rest| rest.lines().next())
+        .is_some_and(crate::ingest::text::is_rule_line)
+}
+
+/// Whether a sentence is an item of a list: it opens with a list mark ("- ", "•", "(b)",
+/// "2.").
+pub fn is_list_item(sentence: &str) -> bool {
+    super::text::opens_list_item(sentence)
+        || super::matches(&LETTERED_ITEM, sentence)
+        || sentence
+            .split_whitespace()
+            .next()
+            .is_some_and(|w| w.chars().any(char::is_alphanumeric) && is_label(w))
+}
+
 /// A list item marked by a letter or a roman numeral: "(b) ", "c) ", "(iv) ".
 static LETTERED_ITEM: super::Pattern =
     std::sync::LazyLock::new(|| super::regex(r"^\(?(?:[a-z]|[ivx]{1,4})\)\s"));
@@ -465,7 +502,7 @@ fn is_title_line(passage: &str, s: &Sentence) -> bool {
     own_line
         && t.split_whitespace().count() <= TITLE_WORDS
         && !t.ends_with(['.', '!', '?', ';', ':', ',', ')', '"', '”'])
-        && !t.starts_with(super::text::BULLETS)
+        && !super::text::opens_list_item(t)
         // A lettered or roman-numbered item ("(b) managing collective investment funds")
         // states a part of its list.
         && !super::matches(&LETTERED_ITEM, t)
@@ -793,11 +830,13 @@ fn pick_from(
                 && wanted.answered_by(kind, &cands[i].sentence.text)
         };
         // First a sentence of a chosen document that names all of what the question measures
-        // ("How long is the notice period …" and "The notice period is 2 weeks"): the value
-        // is then the subject's, wherever the passage ranked.
+        // ("How long is the notice period …" and "The notice period is 2 weeks"), itself or
+        // through the line that introduces its list: the value is then the subject's,
+        // wherever the passage ranked.
         let measures = |c: &Candidate| {
             documents.contains(&evidence[c.evidence].document_id)
-                && wanted.names_subject(&c.sentence.text)
+                && (wanted.names_subject(&c.sentence.text)
+                    || c.lead.as_ref().is_some_and(|l| wanted.names_subject(l)))
         };
         let found = scored
             .iter()
@@ -923,8 +962,8 @@ pub fn referred_sentence(
 }
 
 /// Where a quote found at `start..end` of a page's text should begin so that it says what it is
-/// about: at the sentence right before it when the quote points back at that sentence
-/// ([`refers_back`]), or at the start of its own sentence when it begins inside one (a
+/// about: at the line that introduces its list when it is a list's item, at the sentence right
+/// before it when the quote points back at that sentence ([`refers_back`]), or at the start of its own sentence when it begins inside one (a
 /// lower-case first word after text with no full stop: a passage's edge cut the sentence),
 /// provided the whole fits in one quote ([`QUOTE_CHARS`]) and no quote in `quoted` holds that
 /// text already; else at `start`.
@@ -932,7 +971,25 @@ pub fn lead_start(page: &str, start: usize, end: usize, quoted: &[&str]) -> usiz
     let (Some(head), Some(quote)) = (page.get(..start), page.get(start..end)) else {
         return start;
     };
-    let Some(lead) = sentences(head).pop() else {
+    let mut before = sentences(head);
+    // An item of a list says what it is about through the line that introduces the list
+    // ("Hand luggage the ferry accepts:" over "- It cannot weigh more than 12 kg."): the quote
+    // begins there, with the items between.
+    if is_list_item(quote) {
+        let items = before
+            .iter()
+            .rev()
+            .take_while(|s| is_list_item(&s.text))
+            .count();
+        let intro = before.len().checked_sub(items + 1).map(|k| &before[k]);
+        if let Some(intro) = intro.filter(|s| s.text.trim_end().ends_with(':'))
+            && page[intro.start..end].chars().count() <= QUOTE_CHARS
+            && !quoted.iter().any(|q| q.contains(intro.text.as_str()))
+        {
+            return intro.start;
+        }
+    }
+    let Some(lead) = before.pop() else {
         return start;
     };
     let adjacent = head[lead.end..].trim().is_empty();
@@ -944,6 +1001,43 @@ pub fn lead_start(page: &str, start: usize, end: usize, quoted: &[&str]) -> usiz
         lead.start
     } else {
         start
+    }
+}
+
+/// Where a quote found at `start..end` of a page's text should end so that it says what it
+/// introduces: a quote that ends in ":" before a list ("The committee's members are:" over
+/// "- A. Jones", "- B. Smith") runs on over the list's items, as far as they fit in one quote
+/// ([`QUOTE_CHARS`]) with whole items; else at `end`.
+pub fn list_end(page: &str, start: usize, end: usize) -> usize {
+    let (Some(quote), Some(after)) = (page.get(start..end), page.get(end..)) else {
+        return end;
+    };
+    // The quote ends its line with the colon.
+    let Some(own_line) = after.find('\n') else {
+        return end;
+    };
+    if !quote.trim_end().ends_with(':') || !after[..own_line].trim().is_empty() {
+        return end;
+    }
+    let first = end + own_line + 1;
+    let mut at = first;
+    let mut taken = quote.chars().count();
+    for line in page[first..].split_inclusive('\n') {
+        let item = line.trim();
+        let opens = super::text::opens_list_item(item)
+            || item.split_whitespace().next().is_some_and(is_label);
+        // An item's wrapped line goes with it.
+        let wraps = at > first && item.starts_with(char::is_lowercase);
+        taken += line.chars().count();
+        if item.is_empty() || !(opens || wraps) || taken > QUOTE_CHARS {
+            break;
+        }
+        at += line.len();
+    }
+    if at == first {
+        end
+    } else {
+        page[..at].trim_end().len()
     }
 }
 
@@ -1026,6 +1120,23 @@ mod tests {
             score: 0.1,
             heading: String::new(),
         }
+    }
+
+    #[test]
+    fn a_quote_that_introduces_a_list_runs_on_over_its_items() {
+        let page = "Board\nThe board's members are:\n- Ann Jones (chair)\n- Bob Smith, who keeps\n  the accounts\n- Cy Lee\n\nThe board meets monthly.";
+        let at = page.find("The board's").unwrap_or(0);
+        let end = at + "The board's members are:".len();
+        let to = list_end(page, at, end);
+        assert_eq!(
+            &page[at..to],
+            "The board's members are:\n- Ann Jones (chair)\n- Bob Smith, who keeps\n  the accounts\n- Cy Lee"
+        );
+        // A quote that introduces nothing, or a colon before prose, stays as it is.
+        let other = page.find("The board meets").unwrap_or(0);
+        assert_eq!(list_end(page, other, page.len()), page.len());
+        let prose = "Note:\nThe board meets monthly.";
+        assert_eq!(list_end(prose, 0, 5), 5);
     }
 
     #[test]
@@ -1271,6 +1382,32 @@ mod tests {
         assert!(!row("Record type Period Owner"));
         let toc = "Contents\n4.2 Keeping badges 12\n4.3 Visitor photos 14\n";
         assert!(!sentences(toc).iter().any(|s| is_table_row(toc, s)));
+    }
+
+    #[test]
+    fn a_list_item_answers_with_the_words_of_the_line_that_introduces_it() {
+        let page = "Luggage\n-------\nThe ferry takes bags on deck. Hand luggage the ferry accepts on board:\n- It must fit under a seat.\n- It cannot weigh more than 12 kg.\nBikes ride on the car deck.";
+        let terms = question_terms("How heavy may hand luggage on the ferry be?", "");
+        let asks = value::asks("How heavy may hand luggage on the ferry be?");
+        let picked = pick_answer(&terms, &[ev(page, 0)], 3, &asks);
+        assert!(
+            picked
+                .iter()
+                .any(|p| p.sentence.text == "- It cannot weigh more than 12 kg."),
+            "{picked:?}"
+        );
+        // Quoted, the item begins at the line that introduces its list.
+        let at = page.find("- It cannot").unwrap_or(0);
+        let begins = lead_start(page, at, page.find(" kg.").unwrap_or(0) + 4, &[]);
+        assert_eq!(
+            &page[begins..at],
+            "Hand luggage the ferry accepts on board:\n- It must fit under a seat.\n"
+        );
+        // After the list, a sentence borrows nothing; an underlined title is no candidate.
+        let cands = candidates(&[ev(page, 0)]);
+        assert!(!cands.iter().any(|c| c.sentence.text == "Luggage"));
+        let bikes = cands.iter().find(|c| c.sentence.text.starts_with("Bikes"));
+        assert!(bikes.is_some_and(|c| !c.stems.contains(&stem("luggage"))));
     }
 
     #[test]

@@ -39,7 +39,12 @@ pub fn sentences(passage: &str) -> Vec<Sentence> {
         let trimmed_start = s + (raw.len() - raw.trim_start().len());
         let trimmed_start = trimmed_start + glued_marker(&passage[trimmed_start..e]);
         let trimmed_end = e - (raw.len() - raw.trim_end().len());
-        if trimmed_end > trimmed_start {
+        // A rule line ("-----") states nothing.
+        if trimmed_end > trimmed_start
+            && passage[trimmed_start..trimmed_end]
+                .chars()
+                .any(char::is_alphanumeric)
+        {
             out.push(Sentence {
                 start: trimmed_start,
                 end: trimmed_end,
@@ -61,9 +66,15 @@ pub fn sentences(passage: &str) -> Vec<Sentence> {
                 && line.chars().any(char::is_alphabetic);
             // A line that opens with a bullet is a list item of its own, whatever the line
             // before it ends with (the text of one item does not run into the next).
-            let bullet = passage[i + 1..]
-                .trim_start_matches([' ', '\t'])
-                .starts_with(BULLETS);
+            let bullet = opens_list_item(&passage[i + 1..]);
+            // A title's underline ("Scope" over "-----") ends the title, and the text after
+            // the rule starts anew.
+            let mut after = passage[i + 1..].lines();
+            let (next_line, then) = (after.next().unwrap_or(""), after.next().unwrap_or(""));
+            // ... and a line a rule underlines is a title of its own.
+            let rule = crate::ingest::text::is_rule_line(line)
+                || crate::ingest::text::is_rule_line(next_line)
+                || (crate::ingest::text::is_rule_line(then) && !next_line.trim().is_empty());
             // A numbered clause ("3.1 Employees may …", "7. Breaches") opens a sentence after a
             // title line, a line of no words ("(2023)") or a finished line; after a line that
             // stops mid-sentence ("… described in section") the number is a reference.
@@ -79,6 +90,7 @@ pub fn sentences(passage: &str) -> Vec<Sentence> {
                 || bullet
                 || clause
                 || row
+                || rule
             {
                 // A blank line, a short title line followed by a new sentence, a bullet, a
                 // numbered clause or a table row.
@@ -166,6 +178,22 @@ pub fn table_header(passage: &str, start: usize) -> Option<(usize, &str)> {
         first = before;
     }
     None
+}
+
+/// Whether a line opens with a list item's mark: a bullet glyph ([`BULLETS`]), or the "* ",
+/// "- " or "+ " that plain text (Markdown, reStructuredText, e-mail) marks items with, before
+/// a word.
+pub fn opens_list_item(text: &str) -> bool {
+    let t = text.trim_start_matches([' ', '\t']);
+    if t.starts_with(BULLETS) {
+        return true;
+    }
+    let mut chars = t.chars();
+    matches!(chars.next(), Some('*' | '-' | '+'))
+        && chars.next() == Some(' ')
+        && chars
+            .next()
+            .is_some_and(|c| c.is_alphanumeric() || matches!(c, '"' | '“' | '('))
 }
 
 /// Whether a line stops where no heading or sentence can: on a function word ("… set out
@@ -792,6 +820,31 @@ mod tests {
                 "• chat@example.org, for anything else\n  that does not fit."
             ]
         );
+    }
+
+    #[test]
+    fn plain_text_list_marks_and_rule_lines_bound_sentences() {
+        let passage = "Fees\n----\nThe club charges:\n* 20 euros a year for members,\n- 5 euros a visit for guests.\n+ 2 euros for a locker\nValues - such as 3 - stay inside.";
+        let texts: Vec<String> = sentences(passage).into_iter().map(|s| s.text).collect();
+        assert_eq!(
+            texts,
+            [
+                "Fees",
+                "The club charges:",
+                "* 20 euros a year for members,",
+                "- 5 euros a visit for guests.",
+                "+ 2 euros for a locker",
+                "Values - such as 3 - stay inside."
+            ]
+        );
+        let titled = "Dogs are welcome.\nOpening hours\n=============\nThe hall opens at 9.";
+        let texts: Vec<String> = sentences(titled).into_iter().map(|s| s.text).collect();
+        assert_eq!(
+            texts,
+            ["Dogs are welcome.", "Opening hours", "The hall opens at 9."]
+        );
+        assert!(!opens_list_item("-5 degrees"));
+        assert!(!opens_list_item("** bold"));
     }
 
     #[test]

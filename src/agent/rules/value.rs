@@ -81,6 +81,27 @@ const VALUE_NOUNS: [(&str, Kind); 22] = [
     ("version", Kind::Number),
 ];
 
+/// Adjectives and adverbs of degree that make "how …" ask for a value, by kind: a size or an
+/// age is a number ("How large may …", "How old must …"), and how soon something happens is a
+/// time: a duration, a word such as "immediately", or an event it comes before ("How quickly
+/// must …"). English's question of degree, in any domain.
+const HOW_DEGREES: [(&str, Kind); 14] = [
+    ("large", Kind::Number),
+    ("big", Kind::Number),
+    ("small", Kind::Number),
+    ("high", Kind::Number),
+    ("low", Kind::Number),
+    ("old", Kind::Number),
+    ("far", Kind::Number),
+    ("heavy", Kind::Number),
+    ("soon", Kind::Extent),
+    ("quickly", Kind::Extent),
+    ("fast", Kind::Extent),
+    ("promptly", Kind::Extent),
+    ("early", Kind::Extent),
+    ("late", Kind::Extent),
+];
+
 /// The asks of a question: the kinds of value some of them want and how many want none.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct Asks {
@@ -269,6 +290,7 @@ fn kind_of(ask: &str) -> Option<Kind> {
             "often" | "frequently" => Some(Kind::Frequency),
             // "How long" asks for a time or a length: a number, or a time an event bounds.
             "long" => Some(Kind::Extent),
+            w if let Some((_, k)) = HOW_DEGREES.iter().find(|(d, _)| *d == w) => Some(*k),
             "many" => Some(
                 if rest.iter().skip(1).take(3).any(|w| matches(&TIME_UNIT, w)) {
                     Kind::Duration
@@ -298,10 +320,19 @@ fn kind_of(ask: &str) -> Option<Kind> {
             if matches!(word(i), "the" | "a" | "an") {
                 i += 1;
             }
-            let phrase = rest[i.min(rest.len())..].iter().take_while(|w| {
-                !content_terms(w).is_empty() || VALUE_NOUNS.iter().any(|(n, _)| n == *w)
+            let words = &rest[i.min(rest.len())..];
+            // A word that a determiner follows is the verb, not the phrase's noun ("What phone
+            // number reaches the desk?"): a compound noun puts no article inside itself.
+            let verb = |k: usize| {
+                words
+                    .get(k + 1)
+                    .is_some_and(|n| matches!(n.as_str(), "the" | "a" | "an"))
+            };
+            let phrase = words.iter().enumerate().take_while(|(k, w)| {
+                (!content_terms(w).is_empty() || VALUE_NOUNS.iter().any(|(n, _)| n == *w))
+                    && !verb(*k)
             });
-            let head = phrase.last()?;
+            let (_, head) = phrase.last()?;
             VALUE_NOUNS.iter().find(|(n, _)| n == head).map(|(_, k)| *k)
         }
         _ => None,
@@ -328,6 +359,11 @@ pub fn asked_noun(question: &str) -> Option<String> {
     }
     let head = rest[verb - 1].clone();
     if wh == "what" && lexicon::ends_like_plural(&head) {
+        return None;
+    }
+    // "Within what period …": a noun that names a kind of value asks for that value (see
+    // [`Asks::unmet_in`]), which the text states without the noun.
+    if VALUE_NOUNS.iter().any(|(n, _)| *n == head) {
         return None;
     }
     let singular = head.strip_suffix('s').unwrap_or(&head);
@@ -584,7 +620,9 @@ pub fn holds(kind: Kind, text: &str) -> bool {
                     && !enumerates(&text[..m.start()], &text[m.end()..])
             })
         }),
-        Kind::Extent => holds(Kind::Number, text) || matches(&BOUNDED_TIME, text),
+        Kind::Extent => {
+            holds(Kind::Number, text) || matches(&BOUNDED_TIME, text) || matches(&DURATION_A, text)
+        }
         Kind::Name => names_a_party(text),
     }
 }
@@ -612,6 +650,11 @@ mod tests {
         assert_eq!(asked_noun("What safeguards are in place for divers?"), None);
         assert_eq!(asked_noun("What is the fee for a berth?"), None);
         assert_eq!(asked_noun("Which document covers moorings?"), None);
+        // A noun naming a kind of value asks for the value.
+        assert_eq!(
+            asked_noun("Within what period must a tenant object to the rent?"),
+            None
+        );
         assert_eq!(asked_noun("Who inspects the pontoons?"), None);
     }
 
@@ -716,6 +759,25 @@ mod tests {
             kinds("For a lease in Ontario, how long is the notice period?"),
             (vec![Kind::Extent], 0)
         );
+        // The noun phrase ends before the verb that takes an object.
+        assert_eq!(
+            kinds("What fax number reaches the front desk?"),
+            (vec![Kind::Number], 0)
+        );
+        // A question of degree: a size is a number, how soon is a time.
+        assert_eq!(
+            kinds("How large may a parcel for the locker be?"),
+            (vec![Kind::Number], 0)
+        );
+        assert_eq!(
+            kinds("How quickly must a broken lift be reported?"),
+            (vec![Kind::Extent], 0)
+        );
+        assert!(holds(
+            Kind::Extent,
+            "Report it immediately to the caretaker."
+        ));
+        assert!(!holds(Kind::Extent, "Report it to the caretaker."));
         assert_eq!(
             kinds("How long may a fishing rod be on the pier?"),
             (vec![Kind::Extent], 0)
