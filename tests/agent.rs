@@ -1215,6 +1215,30 @@ async fn club_rules() -> (
     (t, p, doc)
 }
 
+/// An audit of `text` against one document, asked as `request`: the summaries of its
+/// findings, and the answer's text (for failure messages).
+async fn audit_summaries(
+    agent: &Agent<'_>,
+    p: &policypal::store::Profile,
+    doc: &policypal::store::Document,
+    request: &str,
+    text: &str,
+) -> (Vec<String>, String) {
+    let turn = ask_ok(
+        agent,
+        p,
+        AskRequest {
+            documents: vec![doc.id.clone()],
+            action: Some(Action::Audit),
+            ..ask(&format!("{request}\n\n{text}"))
+        },
+    )
+    .await;
+    let report = turn.answer.audit.clone().expect("an audit report");
+    let summaries = report.findings.iter().map(|f| f.summary.clone()).collect();
+    (summaries, turn.answer.text)
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_audit_reads_a_period_a_rule_states_or_allows_and_not_a_change_by_up_to() {
     // Regression: "holds office for two years" and "during the first week … may enter" were no
@@ -1223,45 +1247,31 @@ async fn an_audit_reads_a_period_a_rule_states_or_allows_and_not_a_change_by_up_
     // itself; "no new entries can be accepted" was read as a rule requiring something.
     let (t, p, doc) = club_rules().await;
     let agent = Agent::new(&t.lib).without_cache();
-    let audit = |text: &str| AskRequest {
-        documents: vec![doc.id.clone()],
-        action: Some(Action::Audit),
-        ..ask(&format!(
-            "Check this plan against the club rules.\n\n{text}"
-        ))
-    };
-    let turn = ask_ok(
+    let request = "Check this plan against the club rules.";
+    let (summaries, text) = audit_summaries(
         &agent,
         &p,
-        audit("The Commodore holds office for three years. Members may enter boats in the regatta during the first two weeks of the season. The membership year is 13 months."),
+        &doc,
+        request,
+        "The Commodore holds office for three years. Members may enter boats in the regatta during the first two weeks of the season. The membership year is 13 months.",
     )
     .await;
-    let report = turn.answer.audit.clone().expect("an audit report");
-    let summaries: Vec<&str> = report.findings.iter().map(|f| f.summary.as_str()).collect();
-    assert!(
-        summaries.iter().any(|s| s.contains("two years")),
-        "{}",
-        turn.answer.text
-    );
-    assert!(
-        summaries.iter().any(|s| s.contains("first week")),
-        "{}",
-        turn.answer.text
-    );
+    assert!(summaries.iter().any(|s| s.contains("two years")), "{text}");
+    assert!(summaries.iter().any(|s| s.contains("first week")), "{text}");
     assert!(
         !summaries.iter().any(|s| s.contains("up to 2 months")),
-        "{}",
-        turn.answer.text
+        "{text}"
     );
     // Within the rules: compliant.
-    let turn = ask_ok(
+    let (summaries, text) = audit_summaries(
         &agent,
         &p,
-        audit("The Commodore holds office for two years. Members enter boats in the regatta during the first week of the season."),
+        &doc,
+        request,
+        "The Commodore holds office for two years. Members enter boats in the regatta during the first week of the season.",
     )
     .await;
-    let report = turn.answer.audit.clone().expect("an audit report");
-    assert!(report.findings.is_empty(), "{}", turn.answer.text);
+    assert!(summaries.is_empty(), "{text}");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -1412,38 +1422,28 @@ async fn an_audit_reads_a_limit_a_rule_forbids_exceeding_and_a_time_given_to_act
     // passengers …; nevertheless a refund is not paid in cash" was read as forbidding answers.
     let (t, p, doc) = ferry_handbook().await;
     let agent = Agent::new(&t.lib).without_cache();
-    let audit = |text: &str| AskRequest {
-        documents: vec![doc.id.clone()],
-        action: Some(Action::Audit),
-        ..ask(&format!(
-            "Check these terms against the handbook.\n\n{text}"
-        ))
-    };
-    let turn = ask_ok(
+    let request = "Check these terms against the handbook.";
+    let (summaries, text) = audit_summaries(
         &agent,
         &p,
-        audit("Hand luggage in the cabin may weigh 20 kilograms. Passengers get one month to ask for a refund of a cancelled crossing."),
+        &doc,
+        request,
+        "Hand luggage in the cabin may weigh 20 kilograms. Passengers get one month to ask for a refund of a cancelled crossing.",
     )
     .await;
-    let report = turn.answer.audit.clone().expect("an audit report");
-    let summaries: Vec<&str> = report.findings.iter().map(|f| f.summary.as_str()).collect();
     assert!(
         summaries.iter().any(|s| s.contains("12 kilograms")),
-        "{}",
-        turn.answer.text
+        "{text}"
     );
-    assert!(
-        summaries.iter().any(|s| s.contains("14 days")),
-        "{}",
-        turn.answer.text
-    );
+    assert!(summaries.iter().any(|s| s.contains("14 days")), "{text}");
     // Within the handbook: compliant.
-    let turn = ask_ok(
+    let (summaries, text) = audit_summaries(
         &agent,
         &p,
-        audit("Hand luggage in the cabin weighs at most 10 kilograms. Passengers get 10 days to ask for a refund of a cancelled crossing. The purser answers every refund request within two days."),
+        &doc,
+        request,
+        "Hand luggage in the cabin weighs at most 10 kilograms. Passengers get 10 days to ask for a refund of a cancelled crossing. The purser answers every refund request within two days.",
     )
     .await;
-    let report = turn.answer.audit.clone().expect("an audit report");
-    assert!(report.findings.is_empty(), "{}", turn.answer.text);
+    assert!(summaries.is_empty(), "{text}");
 }
