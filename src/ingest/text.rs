@@ -2,8 +2,9 @@
 //!
 //! Owns: turning raw extractor output into the canonical page text that is stored, chunked,
 //! embedded and quoted (line-end de-hyphenation, ligatures, soft hyphens, control characters,
-//! whitespace). Every later offset refers to this cleaned text, so the rules must be
-//! deterministic. Must not: drop content words or reorder text.
+//! whitespace, a rule line glued to the next line), and what a rule line is. Every later
+//! offset refers to this cleaned text, so the rules must be deterministic. Must not: drop
+//! content words or reorder text.
 
 static SPLIT_WORD: std::sync::LazyLock<Option<regex::Regex>> =
     std::sync::LazyLock::new(|| regex::Regex::new(r"(\p{Ll})- (\p{Ll}+)").ok());

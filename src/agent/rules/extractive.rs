@@ -963,10 +963,10 @@ pub fn referred_sentence(
 
 /// Where a quote found at `start..end` of a page's text should begin so that it says what it is
 /// about: at the line that introduces its list when it is a list's item, at the sentence right
-/// before it when the quote points back at that sentence ([`refers_back`]), or at the start of its own sentence when it begins inside one (a
-/// lower-case first word after text with no full stop: a passage's edge cut the sentence),
-/// provided the whole fits in one quote ([`QUOTE_CHARS`]) and no quote in `quoted` holds that
-/// text already; else at `start`.
+/// before it when the quote points back at that sentence ([`refers_back`]), or at the start of
+/// its own sentence when it begins inside one (a lower-case first word after text with no full
+/// stop: a passage's edge cut the sentence), provided the whole fits in one quote
+/// ([`QUOTE_CHARS`]) and no quote in `quoted` holds that text already; else at `start`.
 pub fn lead_start(page: &str, start: usize, end: usize, quoted: &[&str]) -> usize {
     let (Some(head), Some(quote)) = (page.get(..start), page.get(start..end)) else {
         return start;
@@ -1024,12 +1024,10 @@ pub fn list_end(page: &str, start: usize, end: usize) -> usize {
     let mut taken = quote.chars().count();
     for line in page[first..].split_inclusive('\n') {
         let item = line.trim();
-        let opens = super::text::opens_list_item(item)
-            || item.split_whitespace().next().is_some_and(is_label);
         // An item's wrapped line goes with it.
         let wraps = at > first && item.starts_with(char::is_lowercase);
         taken += line.chars().count();
-        if item.is_empty() || !(opens || wraps) || taken > QUOTE_CHARS {
+        if item.is_empty() || !(is_list_item(item) || wraps) || taken > QUOTE_CHARS {
             break;
         }
         at += line.len();
