@@ -118,6 +118,9 @@ pub struct Asks {
     /// The words of what a "how long / how often / how many" ask measures, stemmed ("How
     /// long is the notice period for …" → "notice", "period"); see [`measured_subject`].
     pub subject: Vec<String>,
+    /// The things an ask counts ("how many failed attempts", "the number of reviewers"); see
+    /// [`Asks::unmet_in`].
+    pub counted: Vec<String>,
 }
 
 impl Asks {
@@ -171,7 +174,21 @@ impl Asks {
             .map(|q| without_clause_number(q.trim_start()))
             .filter(|q| subject.is_empty() || stems(q).iter().any(|t| subject.contains(t)))
             .collect();
-        self.unmet(&on_subject.join(" "))
+        let unmet = self.unmet(&on_subject.join(" "));
+        if unmet.is_some() || self.open > 0 || self.counted.is_empty() {
+            return unmet;
+        }
+        // A count answers "how many failed attempts" only when it counts attempts: some quote
+        // must hold a number next to a thing the question counts ("locked after five failed
+        // attempts"); a number about something else ("logged for 30 days") does not answer.
+        let counts = Asks {
+            nouns: self.counted.clone(),
+            ..Asks::default()
+        };
+        (!on_subject
+            .iter()
+            .any(|q| counts.answered_by(Kind::Number, q)))
+        .then_some(Kind::Number)
     }
 
     /// The first value the question needs that `text` does not hold, when nothing else of the
@@ -244,6 +261,7 @@ pub fn asks(question: &str) -> Asks {
                 if matches!(k, Kind::Number | Kind::Extent) {
                     out.units.extend(unit_named(part));
                     out.nouns.extend(value_noun(part));
+                    out.counted.extend(counted_noun(part));
                     out.subject.extend(measured_subject(part));
                 }
                 out.values.push(k);
@@ -411,6 +429,43 @@ const NEAR: usize = 3;
 
 /// The noun whose number an ask wants: the head of the phrase after "how many" or the value
 /// noun after "what" ([`VALUE_NOUNS`]).
+/// The thing an ask counts: the head after "how many" ("how many failed login attempts" →
+/// "attempts"), or after "number of" ("the maximum number of reviewers" → "reviewers"). A
+/// measure ("what length", "what percentage") counts nothing.
+fn counted_noun(ask: &str) -> Option<String> {
+    let (wh, rest) = interrogative(ask)?;
+    let (from, how) = match (wh.as_str(), rest.first().map(String::as_str)) {
+        ("how", Some("many")) => (1, true),
+        ("what", _) => (
+            rest.windows(2)
+                .position(|w| w[0] == "number" && w[1] == "of")?
+                + 2,
+            false,
+        ),
+        _ => return None,
+    };
+    let words = &rest[from.min(rest.len())..];
+    // The phrase's head: its last content word before a function word or the verb (an
+    // auxiliary, or after "how many" a word a determiner follows: "how many members form a
+    // quorum"; after "number of" a determiner opens a relative clause: "… of guests a member
+    // may bring").
+    let verb = |k: usize| {
+        lexicon::AUXILIARIES.contains(&words[k].as_str())
+            || how
+                && words
+                    .get(k + 1)
+                    .is_some_and(|n| matches!(n.as_str(), "the" | "a" | "an"))
+    };
+    words
+        .iter()
+        .enumerate()
+        .take_while(|(k, w)| !content_terms(w).is_empty() && !verb(*k))
+        .map(|(_, w)| w)
+        .last()
+        .filter(|w| !matches!(TIME_UNIT.as_ref(), Some(re) if re.is_match(w)))
+        .cloned()
+}
+
 fn value_noun(ask: &str) -> Option<String> {
     let (wh, rest) = interrogative(ask)?;
     let head = |from: usize| {
@@ -763,6 +818,33 @@ mod tests {
         assert_eq!(
             kinds("What fax number reaches the front desk?"),
             (vec![Kind::Number], 0)
+        );
+        // What an ask counts, if anything.
+        let counted = |q: &str| asks(q).counted;
+        assert_eq!(counted("How many spare keys does each flat get?"), ["keys"]);
+        assert_eq!(
+            counted("How many members form a quorum of the board?"),
+            ["members"]
+        );
+        assert_eq!(
+            counted("What is the maximum number of guests a member may bring?"),
+            ["guests"]
+        );
+        assert!(counted("How many days may a guest stay?").is_empty());
+        assert!(counted("What maximum length may a mooring line have?").is_empty());
+        // Such an ask is met only by a number that counts that thing.
+        let a = asks("How many guests may a member bring?");
+        let none = HashSet::new();
+        assert_eq!(
+            a.unmet_in(
+                &["Guests sign the book at the door; the bar closes at 11."],
+                &none
+            ),
+            Some(Kind::Number)
+        );
+        assert_eq!(
+            a.unmet_in(&["A member may bring up to three guests."], &none),
+            None
         );
         // A question of degree: a size is a number, how soon is a time.
         assert_eq!(
