@@ -1343,6 +1343,42 @@ async fn a_clause_that_defers_to_another_is_answered_with_the_other_clause_too()
     );
 }
 
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_count_of_other_things_does_not_answer_how_many() {
+    // Regression: "How many guests may each member bring to the clubhouse?" was answered with
+    // the clubhouse passage, whose numbers count children and hours, not guests. A count asked
+    // for is met only by a number next to what it counts.
+    let (t, p, doc) = club_rules().await;
+    let agent = Agent::new(&t.lib).without_cache();
+    let inquire = |text: &str| AskRequest {
+        documents: vec![doc.id.clone()],
+        ..ask(text)
+    };
+    let turn = ask_ok(
+        &agent,
+        &p,
+        inquire("How many guests may each member bring to the clubhouse?"),
+    )
+    .await;
+    assert_eq!(turn.answer.status, Status::Refused, "{}", turn.answer.text);
+    // What the rules count is still answered.
+    let turn = ask_ok(
+        &agent,
+        &p,
+        inquire("How many members must ask for a special meeting?"),
+    )
+    .await;
+    assert_eq!(turn.answer.status, Status::Answered, "{}", turn.answer.text);
+    assert!(
+        turn.answer
+            .citations
+            .iter()
+            .any(|c| c.quote.contains("ten members")),
+        "{}",
+        turn.answer.text
+    );
+}
+
 /// A ferry's handbook in plain text printed by LibreOffice Writer (`ferry-handbook.pdf`, see
 /// `fixtures/make-fixtures.sh`): titles underlined by rule lines, "- " lists whose items say
 /// what they are about only through the line that introduces them, a limit an item forbids
