@@ -56,7 +56,7 @@ impl Kind {
 /// Head nouns that make "what (is the) … NOUN" ask for a value, by kind. A noun is here
 /// because it names a quantity in any domain (a fee is an amount of money wherever it
 /// occurs), never because one question used it.
-const VALUE_NOUNS: [(&str, Kind); 22] = [
+const VALUE_NOUNS: [(&str, Kind); 24] = [
     ("salary", Kind::Money),
     ("salaries", Kind::Money),
     ("stipend", Kind::Money),
@@ -77,6 +77,8 @@ const VALUE_NOUNS: [(&str, Kind); 22] = [
     ("age", Kind::Number),
     ("mode", Kind::Number),
     ("ratio", Kind::Number),
+    ("rate", Kind::Number),
+    ("rates", Kind::Number),
     ("quorum", Kind::Number),
     ("version", Kind::Number),
 ];
@@ -813,6 +815,11 @@ mod tests {
         assert_eq!(
             kinds("For a lease in Ontario, how long is the notice period?"),
             (vec![Kind::Extent], 0)
+        );
+        // A rate is a number, in any domain.
+        assert_eq!(
+            kinds("What interest rate is charged on a late rent payment?"),
+            (vec![Kind::Number], 0)
         );
         // The noun phrase ends before the verb that takes an object.
         assert_eq!(
