@@ -127,8 +127,8 @@ pub fn is_rule_line(line: &str) -> bool {
 
 /// A rule of hyphens glued to the line after it: the reading of a PDF (poppler's `pdftotext`)
 /// takes a line that ends in "-" for a word broken at the line end, drops that hyphen and
-/// joins the next line on ("-----The security team …"; "----- When …" where the next line
-/// was a list item "- When …"). A PDF viewer shows the rule on a line of its own, one hyphen
+/// joins the next line on ("-----The front desk opens …"; "----- Guests …" where the next
+/// line was a list item "- Guests …"). A PDF viewer shows the rule on a line of its own, one hyphen
 /// longer, and here it gets both back. Four hyphens at least: "---" can be a dash in text.
 fn unglue_rule(line: &str) -> Vec<String> {
     let dashes = line.len() - line.trim_start_matches('-').len();

@@ -205,21 +205,13 @@ impl Agent<'_> {
                     let e = evidence_of(h);
                     // The line that introduces a list lends its words to the list's items,
                     // as a table's header row to its rows.
-                    let mut list_lead: Option<String> = None;
-                    for sentence in text::sentences(&e.text) {
-                        let lead = if extractive::is_list_item(&sentence.text) {
-                            list_lead.clone()
-                        } else {
-                            list_lead = None;
-                            None
-                        };
-                        if sentence.text.trim_end().ends_with(':') {
-                            list_lead = Some(sentence.text.clone());
-                        }
+                    let ss = text::sentences(&e.text);
+                    let leads = extractive::list_leads(&ss);
+                    for (sentence, lead) in ss.iter().zip(leads) {
                         let header = text::table_header(&e.text, sentence.start)
                             .filter(|(at, _)| *at != sentence.start)
                             .map(|(_, h)| h.to_owned())
-                            .or(lead);
+                            .or(lead.map(|l| l.text.clone()));
                         for audit::RulePiece {
                             offset,
                             text: piece,

@@ -185,7 +185,7 @@ static BOUND: Pattern = LazyLock::new(|| {
         numbers = lexicon::number_words(),
     ))
 });
-/// A time given for an act, a deadline in other words: "has 48 hours to reply", "are given
+/// A time given for an act, a deadline in other words: "has 14 days to reply", "are given
 /// ten days in which to object". Its groups are [`BOUND`]'s (no currency).
 static TIME_TO: Pattern = LazyLock::new(|| {
     regex(&format!(

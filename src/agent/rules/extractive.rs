@@ -349,20 +349,13 @@ pub fn candidates(evidence: &[Evidence]) -> Vec<Candidate> {
     for (ei, e) in evidence.iter().enumerate() {
         let mut position = 0;
         let mut asked: Option<(HashSet<String>, usize)> = None;
-        // The words of a line that introduces a list ("Patches the archive accepts:"), lent
-        // to each of its items as a table's header row lends its words to the rows: an item
-        // ("- It must not exceed 100 lines.") says what it is about only through it.
-        let mut list_lead: Option<&str> = None;
-        for s in sentences(&e.text) {
-            let lead = if is_list_item(&s.text) {
-                list_lead
-            } else {
-                list_lead = None;
-                None
-            };
-            if s.text.trim_end().ends_with(':') {
-                list_lead = Some(&e.text[s.start..s.end]);
-            }
+        // The words of a line that introduces a list ("Hand luggage the ferry accepts:"),
+        // lent to each of its items as a table's header row lends its words to the rows: an
+        // item ("- It must not weigh more than 12 kg.") says what it is about only through it.
+        let ss = sentences(&e.text);
+        let leads = list_leads(&ss);
+        for (s, lead) in ss.iter().zip(leads) {
+            let lead = lead.map(|l| &e.text[l.start..l.end]);
             // A table row states its values against the names of its columns: the table's
             // first row names them, and lends its words to every row below it. The first row
             // itself states no value when rows follow it.
@@ -375,10 +368,10 @@ pub fn candidates(evidence: &[Evidence]) -> Vec<Candidate> {
                     .and_then(|rest| rest.lines().next())
                     .is_some_and(super::text::is_row);
             if names_columns
-                || underlined(&e.text, &s)
+                || underlined(&e.text, s)
                 || (!row
-                    && (super::text::looks_like_heading(&s.text) || is_title_line(&e.text, &s))
-                    && !is_table_row(&e.text, &s))
+                    && (super::text::looks_like_heading(&s.text) || is_title_line(&e.text, s))
+                    && !is_table_row(&e.text, s))
             {
                 position += 1;
                 continue;
@@ -394,7 +387,7 @@ pub fn candidates(evidence: &[Evidence]) -> Vec<Candidate> {
             };
             inherited.extend(header.map(stems).unwrap_or_default());
             inherited.extend(lead.map(stems).unwrap_or_default());
-            for piece in pieces(&s, QUOTE_CHARS) {
+            for piece in pieces(s, QUOTE_CHARS) {
                 let letters = piece.text.chars().filter(|c| c.is_alphabetic()).count();
                 if letters >= MIN_LETTERS {
                     let mut own = stems(&piece.text);
@@ -470,6 +463,24 @@ fn underlined(passage: &str, s: &Sentence) -> bool {
         .strip_prefix('\n')
         .and_then(|rest| rest.lines().next())
         .is_some_and(crate::ingest::text::is_rule_line)
+}
+
+/// For each sentence of a passage, the line that introduces the list it is an item of ("Hand
+/// luggage the ferry accepts:" for "- It must fit under a seat."), if any: the last sentence
+/// ending in ":" before an unbroken run of items ([`is_list_item`]).
+pub fn list_leads(ss: &[Sentence]) -> Vec<Option<&Sentence>> {
+    let mut lead: Option<&Sentence> = None;
+    ss.iter()
+        .map(|s| {
+            let own = if is_list_item(&s.text) { lead } else { None };
+            lead = if s.text.trim_end().ends_with(':') {
+                Some(s)
+            } else {
+                own
+            };
+            own
+        })
+        .collect()
 }
 
 /// Whether a sentence is an item of a list: it opens with a list mark ("- ", "•", "(b)",

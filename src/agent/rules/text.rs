@@ -7,6 +7,8 @@
 use std::collections::HashSet;
 use std::sync::LazyLock;
 
+use crate::ingest::text::is_rule_line;
+
 /// A sentence of a passage: byte range in the passage and its text.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Sentence {
@@ -72,9 +74,9 @@ pub fn sentences(passage: &str) -> Vec<Sentence> {
             let mut after = passage[i + 1..].lines();
             let (next_line, then) = (after.next().unwrap_or(""), after.next().unwrap_or(""));
             // ... and a line a rule underlines is a title of its own.
-            let rule = crate::ingest::text::is_rule_line(line)
-                || crate::ingest::text::is_rule_line(next_line)
-                || (crate::ingest::text::is_rule_line(then) && !next_line.trim().is_empty());
+            let rule = is_rule_line(line)
+                || is_rule_line(next_line)
+                || (is_rule_line(then) && !next_line.trim().is_empty());
             // A numbered clause ("3.1 Employees may …", "7. Breaches") opens a sentence after a
             // title line, a line of no words ("(2023)") or a finished line; after a line that
             // stops mid-sentence ("… described in section") the number is a reference.

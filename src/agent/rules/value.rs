@@ -137,22 +137,7 @@ impl Asks {
         if kind != Kind::Number || self.nouns.is_empty() {
             return holds(kind, sentence);
         }
-        let words: Vec<String> = sentence
-            .split(|c: char| c.is_whitespace() || matches!(c, ',' | ';' | ':' | '(' | ')'))
-            .filter(|w| !w.is_empty())
-            .map(|w| w.trim_end_matches('.').to_lowercase())
-            .collect();
-        let numeric = |w: &str| {
-            (w.starts_with(|c: char| c.is_ascii_digit()) && w.matches('.').count() < 2)
-                || lexicon::number(w).is_some()
-        };
-        let stems: Vec<String> = self.nouns.iter().map(|n| stem(n)).collect();
-        words.iter().enumerate().any(|(i, w)| {
-            stems.contains(&stem(w))
-                && words[i.saturating_sub(NEAR)..(i + NEAR + 1).min(words.len())]
-                    .iter()
-                    .any(|x| numeric(x))
-        })
+        number_next_to(&self.nouns, sentence)
     }
 
     /// Whether `sentence` names what the question measures ([`Asks::subject`]) in the
@@ -183,14 +168,7 @@ impl Asks {
         // A count answers "how many failed attempts" only when it counts attempts: some quote
         // must hold a number next to a thing the question counts ("locked after five failed
         // attempts"); a number about something else ("logged for 30 days") does not answer.
-        let counts = Asks {
-            nouns: self.counted.clone(),
-            ..Asks::default()
-        };
-        (!on_subject
-            .iter()
-            .any(|q| counts.answered_by(Kind::Number, q)))
-        .then_some(Kind::Number)
+        (!on_subject.iter().any(|q| number_next_to(&self.counted, q))).then_some(Kind::Number)
     }
 
     /// The first value the question needs that `text` does not hold, when nothing else of the
@@ -423,6 +401,27 @@ pub fn measured_subject(ask: &str) -> Vec<String> {
         .take_while(|w| !aux(w) && !content_terms(w).is_empty())
         .map(|w| stem(w))
         .collect()
+}
+
+/// Whether `sentence` holds a number within [`NEAR`] words of one of `nouns` ("three
+/// reviewers", "mode 4754").
+fn number_next_to(nouns: &[String], sentence: &str) -> bool {
+    let words: Vec<String> = sentence
+        .split(|c: char| c.is_whitespace() || matches!(c, ',' | ';' | ':' | '(' | ')'))
+        .filter(|w| !w.is_empty())
+        .map(|w| w.trim_end_matches('.').to_lowercase())
+        .collect();
+    let numeric = |w: &str| {
+        (w.starts_with(|c: char| c.is_ascii_digit()) && w.matches('.').count() < 2)
+            || lexicon::number(w).is_some()
+    };
+    let stems: Vec<String> = nouns.iter().map(|n| stem(n)).collect();
+    words.iter().enumerate().any(|(i, w)| {
+        stems.contains(&stem(w))
+            && words[i.saturating_sub(NEAR)..(i + NEAR + 1).min(words.len())]
+                .iter()
+                .any(|x| numeric(x))
+    })
 }
 
 /// How many words apart a number and the noun it counts may stand ("mode 4754", "at least
