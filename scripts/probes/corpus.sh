@@ -27,7 +27,9 @@
 # header (LibreOffice), an information security policy of numbered clauses and two versions of
 # an authentication standard typeset with groff -ms (records.py); probe 21 two versions of the
 # Debian Constitution (plain text printed by LibreOffice Writer) and the Debian Social Contract
-# (enscript), from the doc-debian package. Needs enscript, ghostscript, groff, shared-mime-info, dpkg-dev's docs and
+# (enscript), from the doc-debian package; probe 22 the Linux kernel's process documents
+# (linux-doc-6.1); probe 23 Django's governance and process documents typeset by LaTeX
+# (pandoc, from the Django sdist on PyPI). Needs enscript, ghostscript, groff, shared-mime-info, dpkg-dev's docs and
 # man-db's docs (the packages of a Debian 12 desktop), `apt-get download` of debian-faq,
 # harden-doc, debian-policy and doc-debian, and for probes 9 and 11 libreoffice-writer-nogui and the Python
 # packages python-docx and reportlab, and for probes 13 and 14 weasyprint and fpdf2.
@@ -152,5 +154,24 @@ for f in embargoed-hardware-issues code-of-conduct; do
   gunzip -c "$d/process/$f.rst.gz" | iconv -f utf-8 -t latin1//TRANSLIT | expand > "$w/$f.in"
   enscript -q -B -f Courier10 -p "$w/$f.ps" "$w/$f.in"
   ps2pdf "$w/$f.ps" "$out/probe22/$f.pdf"
+done
+rm -rf "$w"
+# Probe 23: Django's governance and process documents from the Django sdist on PyPI (two
+# versions of the organization page, 3.2 and 5.1; the security policies, the release process
+# and the committing guidelines of 5.1): Sphinx reStructuredText made plain by sphinx2rst.py,
+# typeset by LaTeX (pandoc and pdfTeX). Needs pandoc, texlive-latex-recommended and
+# texlive-fonts-recommended.
+mkdir -p "$out/probe23"
+w=$(mktemp -d)
+for v in 5.1.4 3.2.25; do
+  (cd "$w" && pip download -q --no-deps --no-binary :all: "django==$v" >/dev/null && tar xzf "Django-$v.tar.gz")
+done
+new="$w/Django-5.1.4/docs/internals"
+for pair in "organization-5.1:$new/organization.txt" "organization-3.2:$w/Django-3.2.25/docs/internals/organization.txt" \
+  "security-policies:$new/security.txt" "release-process:$new/release-process.txt" \
+  "committing-code:$new/contributing/committing-code.txt"; do
+  n=${pair%%:*}
+  python3 "$here/sphinx2rst.py" "${pair#*:}" > "$w/$n.rst"
+  (cd "$w" && pandoc -f rst "$n.rst" -o "$out/probe23/django-$n.pdf" -V geometry:margin=1in -V papersize=a4 2>/dev/null)
 done
 rm -rf "$w"
