@@ -1099,6 +1099,8 @@ impl Library {
             let Some((doc, starts)) = docs.get(&hit.document_id) else {
                 continue;
             };
+            let mut hit = hit;
+            self.finish_sentence(profile, starts, &mut hit).await?;
             out.push(SearchResult {
                 page: main_page(starts, &hit),
                 title: doc.title.clone(),
@@ -1107,6 +1109,39 @@ impl Library {
             });
         }
         Ok(out)
+    }
+
+    /// Runs a passage that a chunk boundary cut mid-sentence on to that sentence's end, on the
+    /// same page ([`sentence_rest`]): chunks end where their size runs out, and a quote that
+    /// stops at "… you will receive a" is not what a reader sees, nor what the sentence says.
+    /// The index is untouched; only the passage handed on is longer.
+    async fn finish_sentence(
+        &self,
+        profile: &Profile,
+        starts: &[(u32, usize)],
+        hit: &mut Hit,
+    ) -> Result<(), Error> {
+        let end = usize::try_from(hit.char_end).unwrap_or(usize::MAX);
+        let Some(&(page, page_start)) = starts.iter().rev().find(|(_, s)| *s < end) else {
+            return Ok(());
+        };
+        if hit.text.trim_end().ends_with(SENTENCE_ENDS) {
+            return Ok(());
+        }
+        let Some(page_text) = self
+            .store
+            .page_text(&profile.id, &hit.document_id, page)
+            .await?
+        else {
+            return Ok(());
+        };
+        let at = end - page_start;
+        let Some(rest) = sentence_rest(&page_text, at, &hit.text) else {
+            return Ok(());
+        };
+        hit.char_end += rest.chars().count() as u64;
+        hit.text.push_str(rest);
+        Ok(())
     }
 
     /// Re-embeds every document with the configured embedder (after switching models).
@@ -1279,6 +1314,44 @@ impl RowOwner<'_> {
 }
 
 /// The page holding the larger part of a chunk.
+/// What ends a sentence, or a line that needs no continuation (a list's introduction, a
+/// quotation, a bracket).
+const SENTENCE_ENDS: [char; 8] = ['.', '!', '?', ':', ';', '"', '”', ')'];
+
+/// How far past a chunk's end its unfinished sentence is looked for; further, the chunk is
+/// left as it is (a table or a list without full stops).
+const FINISH_CHARS: usize = 300;
+
+/// The rest of the sentence a passage ending at character `at` of `page` leaves unfinished:
+/// the page's text from there to the first full stop, question or exclamation mark followed by
+/// a space or the page's end, within [`FINISH_CHARS`]; `None` when the page does not continue
+/// `passage` there (its last words are not the page's before `at`), a blank line comes first
+/// (a paragraph ends without a stop), or no end is that near.
+fn sentence_rest<'a>(page: &'a str, at: usize, passage: &str) -> Option<&'a str> {
+    let at_byte = page.char_indices().nth(at).map(|(i, _)| i)?;
+    let tail: String = passage.trim_end().chars().rev().take(20).collect();
+    let before: String = page[..at_byte].trim_end().chars().rev().take(20).collect();
+    if tail.is_empty() || tail != before {
+        return None;
+    }
+    let rest = &page[at_byte..];
+    let mut last = '\n';
+    for (i, c) in rest.char_indices() {
+        if i > FINISH_CHARS || (c == '\n' && last == '\n' && i > 0) {
+            return None;
+        }
+        let after = &rest[i + c.len_utf8()..];
+        if matches!(c, '.' | '!' | '?') && after.chars().next().is_none_or(char::is_whitespace) {
+            // A dot after a space, or before another one, leads to a page number in a table
+            // of contents ("Pristine source . . . 70"): no sentence ends there.
+            let leader = last.is_whitespace() || after.trim_start().starts_with('.');
+            return (!leader).then(|| &rest[..i + c.len_utf8()]);
+        }
+        last = c;
+    }
+    None
+}
+
 fn main_page(starts: &[(u32, usize)], hit: &Hit) -> u32 {
     let (s, e) = (hit.char_start as usize, hit.char_end as usize);
     let mut best = (hit.page_start, 0usize);
@@ -1344,4 +1417,34 @@ async fn remove_if_present(path: PathBuf) -> Result<(), Error> {
 /// " (by policypal, process 4242)" for a busy message, or nothing when the holder is unknown.
 fn by(holder: Option<String>) -> String {
     holder.map(|h| format!(" (by {h})")).unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::sentence_rest;
+
+    #[test]
+    fn a_passage_cut_mid_sentence_runs_on_to_the_sentence_end() {
+        let page = "Members pay dues each spring.\nLate payers are reminded by the treasurer, who may\ncharge a fee of ten crowns. Dues fund the hall.\n";
+        let cut = page
+            .find("who may")
+            .map(|i| i + "who may".len())
+            .unwrap_or(0);
+        let at = page[..cut].chars().count();
+        let passage = &page[..cut];
+        assert_eq!(
+            sentence_rest(page, at, passage),
+            Some("\ncharge a fee of ten crowns.")
+        );
+        // A passage the page does not continue there is left alone.
+        assert_eq!(sentence_rest(page, at, "something else entirely"), None);
+        // A line of a table of contents has no sentence to finish.
+        let toc = "6.8 Sources\n6.8.1 Pristine source . . . . . . 70\n";
+        let at = "6.8 Sources\n6.8.1 Pristine".chars().count();
+        assert_eq!(sentence_rest(toc, at, "6.8 Sources\n6.8.1 Pristine"), None);
+        // A paragraph that ends without a stop is not run into the next one.
+        let list = "Bring these items\n\nA towel. A cap.";
+        let at = "Bring these items".chars().count();
+        assert_eq!(sentence_rest(list, at, "Bring these items"), None);
+    }
 }

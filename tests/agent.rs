@@ -1483,3 +1483,108 @@ async fn an_audit_reads_a_limit_a_rule_forbids_exceeding_and_a_time_given_to_act
     .await;
     assert!(summaries.is_empty(), "{text}");
 }
+
+async fn rowing_bylaws() -> (
+    TestLib,
+    policypal::store::Profile,
+    policypal::store::Document,
+) {
+    let t = TestLib::new().await;
+    let p = t.profile("alice").await;
+    let doc = ingest_fixture(&t.lib, &p, "rowing-bylaws.pdf").await;
+    (t, p, doc)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn counts_and_times_written_in_words_answer_questions_that_ask_for_them() {
+    // Regression: each of these was refused for want of a number or a duration. "How many
+    // people serve as …" took "serve" for the thing counted; "their number at a minimum of
+    // four" stands five words from "deputy wardens"; "an hour or so" was no duration; "60 chars"
+    // did not count characters.
+    let (t, p, doc) = rowing_bylaws().await;
+    let agent = Agent::new(&t.lib).without_cache();
+    for (question, answer) in [
+        ("How many people serve as wardens?", "group of five"),
+        (
+            "What is the smallest number of deputy wardens the board keeps?",
+            "minimum of four",
+        ),
+        (
+            "How long should a crew try to reach the safety officer before cancelling an outing in a flood?",
+            "an hour or so",
+        ),
+        (
+            "How many characters may a line of the logbook hold?",
+            "60 chars",
+        ),
+    ] {
+        let turn = ask_ok(
+            &agent,
+            &p,
+            AskRequest {
+                documents: vec![doc.id.clone()],
+                ..ask(question)
+            },
+        )
+        .await;
+        assert_eq!(
+            turn.answer.status,
+            Status::Answered,
+            "{question}: {}",
+            turn.answer.text
+        );
+        assert!(
+            turn.answer
+                .citations
+                .iter()
+                .any(|c| c.quote.contains(answer)),
+            "{question}: {}",
+            turn.answer.text
+        );
+    }
+    // A date is asked for, and the bylaws hold none.
+    let turn = ask_ok(
+        &agent,
+        &p,
+        AskRequest {
+            documents: vec![doc.id.clone()],
+            ..ask("On what date is the next general meeting held?")
+        },
+    )
+    .await;
+    assert_eq!(turn.answer.status, Status::Refused, "{}", turn.answer.text);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_audit_flags_a_text_granting_what_a_rule_forbids_beside_an_unrelated_permission() {
+    // Regression: "must not simultaneously hold office" was read as governing the act
+    // "simultaneously", which the text never names, and "A warden may be removed by a vote"
+    // (a permission of another act) cleared the text's own grant; "A warden may also hold
+    // office as treasurer" came back compliant.
+    let (t, p, doc) = rowing_bylaws().await;
+    let agent = Agent::new(&t.lib).without_cache();
+    let request = "Check this plan against the bylaws.";
+    let (summaries, text) = audit_summaries(
+        &agent,
+        &p,
+        &doc,
+        request,
+        "Committee plan. A warden may also hold office as treasurer of the society. Crews enter every outing in the logbook before they launch.",
+    )
+    .await;
+    assert_eq!(summaries.len(), 1, "{text}");
+    assert!(
+        text.contains("must not simultaneously hold office"),
+        "{text}"
+    );
+    // Keeping the offices apart is compliant.
+    let (summaries, text) = audit_summaries(
+        &agent,
+        &p,
+        &doc,
+        request,
+        "Committee plan. A warden never holds office as treasurer of the society. Crews enter every outing in the logbook before they launch.",
+    )
+    .await;
+    assert!(summaries.is_empty(), "{text}");
+}

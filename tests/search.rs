@@ -381,3 +381,48 @@ async fn a_clause_number_in_the_question_finds_that_clause_and_a_version_number_
         hits.iter().map(|h| h.page).collect::<Vec<_>>()
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_passage_a_chunk_boundary_cuts_mid_sentence_comes_back_to_the_sentence_end() {
+    // Regression: chunks end where their size runs out, at a line break of the PDF, and a hit
+    // handed on such a chunk as it was stored ("… so that no other crew takes it out before
+    // a warden"), which quotes then stopped in the middle of.
+    let t = TestLib::new().await;
+    let p = t.profile("alice").await;
+    let doc = crate::common::ingest_fixture(&t.lib, &p, "rowing-bylaws.pdf").await;
+    let rows = t
+        .lib
+        .index()
+        .await
+        .unwrap()
+        .rows(&p.id, &doc.id)
+        .await
+        .unwrap();
+    // Every chunk but the last (the text goes on after it) that stops without a stop.
+    let cut: Vec<_> = rows[..rows.len().saturating_sub(1)]
+        .iter()
+        .filter(|r| !r.text.trim_end().ends_with(['.', ':', ';', ')', '"', '”']))
+        .collect();
+    assert!(!cut.is_empty(), "no chunk of the fixture ends mid-sentence");
+    for row in cut {
+        let last_line = row.text.trim_end().lines().last().unwrap_or_default();
+        let hits = t
+            .lib
+            .search(
+                &p,
+                &SearchRequest {
+                    documents: vec![doc.id.clone()],
+                    ..req(last_line, 10)
+                },
+            )
+            .await
+            .unwrap();
+        let hit = hits
+            .iter()
+            .find(|h| h.hit.chunk_id == row.chunk_id)
+            .expect("the chunk is found by its own last line");
+        assert!(hit.hit.text.starts_with(&row.text), "{}", hit.hit.text);
+        assert!(hit.hit.text.len() > row.text.len(), "{}", hit.hit.text);
+        assert!(hit.hit.text.ends_with('.'), "{}", hit.hit.text);
+    }
+}

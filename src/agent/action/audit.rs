@@ -25,6 +25,9 @@ use crate::store::{DocType, Document, Profile};
 const MAX_STATEMENTS: usize = 40;
 /// Passages retrieved per statement and target.
 const PER_STATEMENT: usize = 8;
+/// The longest rule read as one clause: a longer one is read in pieces cut at its clause
+/// boundaries (`text::pieces`).
+const MAX_CLAUSE_CHARS: usize = 600;
 
 /// A clause of a target with where it came from.
 pub(super) struct Candidate {
@@ -212,12 +215,29 @@ impl Agent<'_> {
                             .filter(|(at, _)| *at != sentence.start)
                             .map(|(_, h)| h.to_owned())
                             .or(lead.map(|l| l.text.clone()));
-                        for audit::RulePiece {
-                            offset,
-                            text: piece,
-                            reading,
-                        } in audit::rule_pieces(&sentence.text)
-                        {
+                        // A rule too long to read as one clause (a licence's run-on list
+                        // item) is read in pieces cut at its clause boundaries.
+                        let rules = audit::rule_pieces(&sentence.text).into_iter().flat_map(
+                            |r: audit::RulePiece<'_>| {
+                                if r.text.chars().count() <= MAX_CLAUSE_CHARS {
+                                    return vec![(r.offset, r.text, r.reading)];
+                                }
+                                let whole = text::Sentence {
+                                    start: r.offset,
+                                    end: r.offset + r.text.len(),
+                                    text: r.text.to_owned(),
+                                };
+                                text::pieces(&whole, MAX_CLAUSE_CHARS)
+                                    .into_iter()
+                                    .map(|p| {
+                                        let at = p.start - r.offset;
+                                        let piece = &r.text[at..at + p.text.len()];
+                                        (p.start, piece, piece.to_owned())
+                                    })
+                                    .collect()
+                            },
+                        );
+                        for (offset, piece, reading) in rules {
                             let reading = if header.is_some() {
                                 audit::item_reading(&reading)
                             } else {
@@ -225,9 +245,7 @@ impl Agent<'_> {
                             };
                             let at = sentence.start + offset;
                             let doc_char = e.char_start + e.text[..at].chars().count() as u64;
-                            if found.iter().any(|c| c.doc_char == doc_char)
-                                || piece.chars().count() > 600
-                            {
+                            if found.iter().any(|c| c.doc_char == doc_char) {
                                 continue;
                             }
                             let candidate = |mut clause: audit::Clause, part| {
@@ -495,7 +513,11 @@ impl Agent<'_> {
                 // An explicit permission that fits the statement clearly better than a rule
                 // does ("you may offer warranty protection for a fee") clears it — only a
                 // permission about what the rule is about (one clause of a long statement must
-                // not clear the rule another clause breaks).
+                // not clear the rule another clause breaks). A statement that itself grants
+                // something ("a member may also serve as …") is backed only by a permission of
+                // the act it grants ("a member may be removed" backs nothing of what a member
+                // may serve as).
+                let grants = audit::permits(&s.text);
                 let permitted = |rule: &audit::Clause| {
                     candidates
                         .iter()
@@ -504,6 +526,9 @@ impl Agent<'_> {
                             c.clause.deontic == Deontic::Permission
                                 && audit::shared(&s.terms, &c.clause.terms) >= 2
                                 && audit::shared(&rule.terms, &c.clause.terms) >= 1
+                                && (!grants
+                                    || c.clause.act.is_empty()
+                                    || c.clause.act.iter().any(|a| s.terms.contains(a)))
                         })
                         .map(|(_, sim)| *sim)
                         .fold(0.0f32, f32::max)

@@ -480,18 +480,28 @@ fn governed_act(governed: &str) -> HashSet<String> {
             && !ACT_OPENERS.contains(&w)
             && !text::content_terms(w).is_empty()
     };
+    // A word in -ly may be an adverb before the verb ("must not *simultaneously serve*",
+    // "shall *promptly notify*"): the word after it names the act too.
+    let act_at = |out: &mut HashSet<String>, i: usize| {
+        out.extend(terms(&words[i]));
+        if words[i].ends_with("ly")
+            && let Some(next) = words.get(i + 1).filter(|w| verb_like(w))
+        {
+            out.extend(terms(next));
+        }
+    };
     let mut out = HashSet::new();
-    for pair in words.windows(2) {
-        if ACT_OPENERS.contains(&pair[0].as_str()) && verb_like(&pair[1]) {
-            out.extend(terms(&pair[1]));
+    for i in 1..words.len() {
+        if ACT_OPENERS.contains(&words[i - 1].as_str()) && verb_like(&words[i]) {
+            act_at(&mut out, i);
         }
     }
     // Without such a word the act comes first ("shall not *transfer* …"); with one, what comes
     // first may be a subject ("provided that the *licence* … does not *attempt* to limit").
     if out.is_empty()
-        && let Some(first) = words.iter().find(|w| verb_like(w))
+        && let Some(first) = words.iter().position(|w| verb_like(w))
     {
-        out.extend(terms(first));
+        act_at(&mut out, first);
     }
     out
 }
@@ -1729,7 +1739,7 @@ pub fn statement(sentence: &str) -> Statement {
 
 /// Whether a statement grants something rather than requires or forbids it: "may", "can",
 /// "is acceptable", "is allowed" (see `lexicon::PERMISSIVE`).
-fn permits(sentence: &str) -> bool {
+pub fn permits(sentence: &str) -> bool {
     let l = lower(sentence);
     let words: Vec<&str> = l
         .split(|c: char| !c.is_alphanumeric())
@@ -2813,6 +2823,14 @@ mod tests {
             conflict("Tips from visitors are acceptable for wardens.", rule),
             Some(AuditRule::ProhibitionBreached)
         );
+        // An adverb before the verb is not the act: the verb after it is.
+        let rule = "A steward must not simultaneously chair the audit panel.";
+        assert_eq!(
+            conflict("A steward may also chair the audit panel.", rule),
+            Some(AuditRule::ProhibitionBreached)
+        );
+        assert!(permits("A steward may also chair the audit panel."));
+        assert!(!permits("A steward never chairs the audit panel."));
     }
 
     #[test]

@@ -280,6 +280,21 @@ pub const DOCUMENT_NOUNS: [&str; 6] = [
     "version",
 ];
 
+/// Prepositions that open a phrase after a verb ("sit *on*", "report *to*"); "of" is not
+/// here: after a noun it continues the noun phrase ("members *of* the board").
+pub const PREPOSITIONS: [&str; 19] = [
+    "on", "in", "at", "to", "from", "with", "for", "into", "onto", "over", "under", "before",
+    "after", "during", "within", "by", "about", "between", "as",
+];
+
+/// Nouns that count persons whoever they are ("how many people …"): any count of persons
+/// answers them, whatever noun the text counts them by ("five members", "three trustees").
+pub const ANYONE: [&str; 4] = ["people", "persons", "individuals", "staff"];
+
+/// Words for how many there are of something the sentence names ("their *number* at a minimum
+/// of three", "a *total* of 12 seats").
+pub const COUNT_NOUNS: [&str; 3] = ["number", "total", "count"];
+
 /// Whether a lower-case word reads as a plural noun or a verb in -s ("providers", "holds"),
 /// not a word that merely ends in s ("class", "bus"): longer than three letters, not in -ss.
 pub fn ends_like_plural(word: &str) -> bool {

@@ -37,6 +37,9 @@ pub enum Kind {
     /// A named party ("Which bank …", "What insurer …"): a name, written with a capital
     /// inside a sentence ("Harbour Mutual", "KPMG").
     Name,
+    /// A date ("On what date …", "By what date …"): a day of the calendar ("31 January",
+    /// "2024-03-01", "Friday"), or a time counted from an event ("within 30 days of joining").
+    Date,
 }
 
 impl Kind {
@@ -49,6 +52,7 @@ impl Kind {
             Self::Number => "a number",
             Self::Extent => "a length or a duration",
             Self::Name => "a name",
+            Self::Date => "a date",
         }
     }
 }
@@ -56,7 +60,7 @@ impl Kind {
 /// Head nouns that make "what (is the) … NOUN" ask for a value, by kind. A noun is here
 /// because it names a quantity in any domain (a fee is an amount of money wherever it
 /// occurs), never because one question used it.
-const VALUE_NOUNS: [(&str, Kind); 24] = [
+const VALUE_NOUNS: [(&str, Kind); 26] = [
     ("salary", Kind::Money),
     ("salaries", Kind::Money),
     ("stipend", Kind::Money),
@@ -81,6 +85,8 @@ const VALUE_NOUNS: [(&str, Kind); 24] = [
     ("rates", Kind::Number),
     ("quorum", Kind::Number),
     ("version", Kind::Number),
+    ("date", Kind::Date),
+    ("dates", Kind::Date),
 ];
 
 /// Adjectives and adverbs of degree that make "how …" ask for a value, by kind: a size or an
@@ -404,7 +410,10 @@ pub fn measured_subject(ask: &str) -> Vec<String> {
 }
 
 /// Whether `sentence` holds a number within [`NEAR`] words of one of `nouns` ("three
-/// reviewers", "mode 4754").
+/// reviewers", "mode 4754"), or within [`COUNT_REACH`] words after a word for a count
+/// ([`lexicon::COUNT_NOUNS`]) in a sentence that names one of them ("selects deputies as
+/// needed to keep their number at a minimum of four"). A word cut from the start of a noun counts as the noun ("lines of 80 chars" for
+/// characters; [`abbreviates`]).
 fn number_next_to(nouns: &[String], sentence: &str) -> bool {
     let words: Vec<String> = sentence
         .split(|c: char| c.is_whitespace() || matches!(c, ',' | ';' | ':' | '(' | ')'))
@@ -416,12 +425,30 @@ fn number_next_to(nouns: &[String], sentence: &str) -> bool {
             || lexicon::number(w).is_some()
     };
     let stems: Vec<String> = nouns.iter().map(|n| stem(n)).collect();
+    let names = |w: &str| stems.contains(&stem(w)) || nouns.iter().any(|n| abbreviates(w, n));
+    let named = words.iter().any(|w| names(w));
     words.iter().enumerate().any(|(i, w)| {
-        stems.contains(&stem(w))
-            && words[i.saturating_sub(NEAR)..(i + NEAR + 1).min(words.len())]
-                .iter()
-                .any(|x| numeric(x))
+        let near =
+            |from: usize, to: usize| words[from..to.min(words.len())].iter().any(|x| numeric(x));
+        (names(w) && near(i.saturating_sub(NEAR), i + NEAR + 1))
+            || (named
+                && lexicon::COUNT_NOUNS.contains(&w.as_str())
+                && near(i + 1, i + COUNT_REACH + 1))
     })
+}
+
+/// How many words after a word for a count its number may stand: the bound between them
+/// ("their number at a minimum of three", "the total shall be no more than 12").
+const COUNT_REACH: usize = 8;
+
+/// Whether `word` is `noun` cut short ("chars" for "characters", "approx" for
+/// "approximately"): at least four letters, all of them the noun's first.
+fn abbreviates(word: &str, noun: &str) -> bool {
+    let cut = word.trim_end_matches('s');
+    cut.chars().count() >= 4
+        && cut.chars().all(char::is_alphabetic)
+        && noun.len() > cut.len()
+        && noun.to_lowercase().starts_with(cut)
 }
 
 /// How many words apart a number and the noun it counts may stand ("mode 4754", "at least
@@ -449,13 +476,17 @@ fn counted_noun(ask: &str) -> Option<String> {
     // The phrase's head: its last content word before a function word or the verb (an
     // auxiliary, or after "how many" a word a determiner follows: "how many members form a
     // quorum"; after "number of" a determiner opens a relative clause: "… of guests a member
-    // may bring").
+    // may bring"). After "how many" a later word that a preposition follows and that does not
+    // read as a plural is the verb too ("how many people sit on the board": a plural noun
+    // would end in -s, a verb after a plural does not).
     let verb = |k: usize| {
+        let next = words.get(k + 1).map_or("", String::as_str);
         lexicon::AUXILIARIES.contains(&words[k].as_str())
+            || how && matches!(next, "the" | "a" | "an")
             || how
-                && words
-                    .get(k + 1)
-                    .is_some_and(|n| matches!(n.as_str(), "the" | "a" | "an"))
+                && k > 0
+                && lexicon::PREPOSITIONS.contains(&next)
+                && !lexicon::ends_like_plural(&words[k])
     };
     words
         .iter()
@@ -464,6 +495,7 @@ fn counted_noun(ask: &str) -> Option<String> {
         .map(|(_, w)| w)
         .last()
         .filter(|w| !matches!(TIME_UNIT.as_ref(), Some(re) if re.is_match(w)))
+        .filter(|w| !lexicon::ANYONE.contains(&w.as_str()))
         .cloned()
 }
 
@@ -479,7 +511,7 @@ fn value_noun(ask: &str) -> Option<String> {
             .cloned()
     };
     match (wh.as_str(), rest.first().map(String::as_str)) {
-        ("how", Some("many")) => head(1),
+        ("how", Some("many")) => counted_noun(ask),
         ("what", _) => {
             let skip = usize::from(matches!(
                 rest.first().map(String::as_str),
@@ -564,6 +596,52 @@ static DURATION_A: Pattern = LazyLock::new(|| {
         amounts = amount_words()
     ))
 });
+/// A length of time an article or a vague amount counts ("within a day", "a day or so", "for
+/// a few weeks", "several months"), with the word before it: after "once", "twice" or "times"
+/// the same words state a frequency ("once a year"); see [`holds_duration`].
+static ARTICLE_DURATION: Pattern = LazyLock::new(|| {
+    regex(
+        r"(?i)(?:\b(\w+)\s+)?\b(?:an?|a\s+few|a\s+couple\s+of|several)\s+(?:(?:business|working|calendar|full)\s+)?(?:second|minute|hour|day|week|month|quarter|year)s?\b",
+    )
+});
+/// A day of the calendar: "31 January", "January 31", "1st of March", "November 2002",
+/// "2024-03-01", "31/01/2024", or a day of the week. Month names only with their capital ("may"
+/// is a modal).
+static DATE_A: Pattern = LazyLock::new(|| {
+    let months = lexicon::CALENDAR_NAMES[..12].join("|");
+    let weekdays = lexicon::CALENDAR_NAMES[12..].join("|");
+    regex(&format!(
+        r"\b\d{{1,2}}(?:st|nd|rd|th)?\s+(?:of\s+)?(?:{months})\b|\b(?:{months})\s+\d{{1,4}}\b|\b\d{{4}}-\d{{2}}-\d{{2}}\b|\b\d{{1,2}}/\d{{1,2}}/\d{{2,4}}\b|\b(?:{weekdays})\b"
+    ))
+});
+/// A time counted from an event, which dates what it bounds: "within 30 days of joining",
+/// "two weeks before the final release", "a month after the audit".
+static COUNTED_FROM: Pattern = LazyLock::new(|| {
+    regex(&format!(
+        r"(?i)\b(?:\d+|{amounts}|an?)\s+(?:(?:business|working|calendar|full)\s+)?(?:second|minute|hour|day|week|month|quarter|year)s?\s+(?:of|after|before|from|following|prior\s+to)\b",
+        amounts = amount_words()
+    ))
+});
+
+/// Whether `text` holds a length of time: a number with a unit ([`DURATION_A`]), or a unit an
+/// article or a vague amount counts ([`ARTICLE_DURATION`]) where no frequency word comes
+/// before it.
+fn holds_duration(text: &str) -> bool {
+    if matches(&DURATION_A, text) {
+        return true;
+    }
+    ARTICLE_DURATION.as_ref().is_some_and(|re| {
+        re.captures_iter(text).any(|c| {
+            !c.get(1).is_some_and(|w| {
+                matches!(
+                    w.as_str().to_lowercase().as_str(),
+                    "once" | "twice" | "thrice" | "times"
+                )
+            })
+        })
+    })
+}
+
 static FREQUENCY_A: Pattern = LazyLock::new(|| {
     regex(&format!(
         r"(?i)\b(every|each|per|once a|twice a|times a)\b[^.]{{0,20}}\b(second|minute|hour|day|week|month|quarter|year)s?\b|\b(daily|weekly|monthly|quarterly|annually|yearly|biannually|hourly|regularly|periodically|continuously|ongoing)\b|\b({amounts}|\d+) times\b",
@@ -666,7 +744,7 @@ fn enumerates(before: &str, after: &str) -> bool {
 /// Whether `text` holds a value of `kind`.
 pub fn holds(kind: Kind, text: &str) -> bool {
     match kind {
-        Kind::Duration => matches(&DURATION_A, text),
+        Kind::Duration => holds_duration(text),
         Kind::Frequency => matches(&FREQUENCY_A, text),
         Kind::Money => matches(&MONEY_A, text),
         Kind::Number => NUMBER_A.as_ref().is_some_and(|re| {
@@ -677,9 +755,10 @@ pub fn holds(kind: Kind, text: &str) -> bool {
             })
         }),
         Kind::Extent => {
-            holds(Kind::Number, text) || matches(&BOUNDED_TIME, text) || matches(&DURATION_A, text)
+            holds(Kind::Number, text) || matches(&BOUNDED_TIME, text) || holds_duration(text)
         }
         Kind::Name => names_a_party(text),
+        Kind::Date => matches(&DATE_A, text) || matches(&COUNTED_FROM, text),
     }
 }
 
@@ -781,6 +860,9 @@ mod tests {
             &MONEY_A,
             &NUMBER_A,
             &BOUNDED_TIME,
+            &ARTICLE_DURATION,
+            &DATE_A,
+            &COUNTED_FROM,
         ]));
     }
 
@@ -1035,6 +1117,91 @@ mod tests {
         // Kinds with units of their own need no noun.
         let d = asks("How many days may a refund take?");
         assert!(d.answered_by(Kind::Duration, "Refunds are paid within 14 days."));
+    }
+
+    #[test]
+    fn a_date_is_asked_for_by_name_and_given_by_a_day_or_a_time_from_an_event() {
+        assert_eq!(
+            kinds("By what date must the annual return be filed?"),
+            (vec![Kind::Date], 0)
+        );
+        assert!(holds(
+            Kind::Date,
+            "The return is filed by 30 April each year."
+        ));
+        assert!(holds(Kind::Date, "Filing opened on March 3, 2021."));
+        assert!(holds(Kind::Date, "Returns are collected every Friday."));
+        assert!(holds(
+            Kind::Date,
+            "It is due within 60 days of the year end."
+        ));
+        assert!(holds(
+            Kind::Date,
+            "Notice goes out two weeks before the vote."
+        ));
+        assert!(!holds(Kind::Date, "Returns are filed every twelve months."));
+        // "may" is a modal, not the month.
+        assert!(!holds(Kind::Date, "Members may file it late."));
+    }
+
+    #[test]
+    fn a_time_an_article_counts_is_a_duration_unless_it_states_a_frequency() {
+        assert!(holds(Kind::Duration, "Wait a week before you appeal."));
+        assert!(holds(
+            Kind::Duration,
+            "If nobody answers (within a reasonable time -- a day or so), ask again."
+        ));
+        assert!(holds(Kind::Duration, "The review takes several weeks."));
+        assert!(holds(
+            Kind::Duration,
+            "Allow a couple of days for the reply."
+        ));
+        assert!(!holds(Kind::Duration, "The committee meets once a month."));
+        assert!(!holds(Kind::Duration, "Backups run three times a day."));
+    }
+
+    #[test]
+    fn how_many_counts_the_noun_before_its_verb_and_people_count_anyone() {
+        // The verb after the counted noun: a word a preposition follows that is not plural.
+        let a = asks("How many inspectors sit on the harbour panel?");
+        assert_eq!(a.counted, vec!["inspectors"]);
+        let a = asks("How many vacation days per year does a clerk get?");
+        assert_eq!(a.values, vec![Kind::Duration]);
+        // People are counted by whatever noun the text counts them by.
+        let a = asks("How many people serve on the harbour panel?");
+        assert!(a.counted.is_empty() && a.nouns.is_empty(), "{a:?}");
+        assert_eq!(
+            a.unmet_in(&["The panel is a group of four trustees."], &HashSet::new()),
+            None
+        );
+    }
+
+    #[test]
+    fn a_count_is_read_through_a_word_for_number_and_an_abbreviated_noun() {
+        let a = asks("What is the smallest number of stewards the club keeps?");
+        assert_eq!(
+            a.unmet_in(
+                &["The board names stewards as needed to keep their number at a minimum of six."],
+                &HashSet::new()
+            ),
+            None
+        );
+        // A number elsewhere in the sentence counts something else.
+        assert_eq!(
+            a.unmet_in(
+                &["Stewards are named by the board and serve for two seasons."],
+                &HashSet::new()
+            ),
+            Some(Kind::Number)
+        );
+        // "chars" is "characters" cut short; "this one" is no count.
+        let a = asks("How many characters may a ticket code have?");
+        assert!(a.answered_by(Kind::Number, "Ticket codes hold 12 chars at most."));
+        let a = asks("How many failed attempts lock a ticket machine?");
+        assert!(!a.answered_by(
+            Kind::Number,
+            "This one enables the logging of failed attempts."
+        ));
     }
 
     #[test]
