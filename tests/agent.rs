@@ -1588,3 +1588,74 @@ async fn an_audit_flags_a_text_granting_what_a_rule_forbids_beside_an_unrelated_
     .await;
     assert!(summaries.is_empty(), "{text}");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_body_renamed_throughout_a_new_version_is_named_in_any_comparison_of_the_two() {
+    // Regression: a new version that gives a body another name in every clause ("technical
+    // board" → "steering council") was compared passage by passage on the question's
+    // subject, and neither name appeared in the answer.
+    let t = TestLib::new().await;
+    let p = t.profile("alice").await;
+    let page = |body: &str| {
+        format!(
+            "1. Governance\nThe {body} appoints the wardens of the harbour every spring.\n\
+             A warden may not sit on the {body} at the same time.\n\
+             The {body} meets every month in the harbour office.\n\
+             Minutes of every meeting are kept in the harbour office for ten years.\n\
+             2. Fees\nMooring fees are paid to the harbour master at the start of each season.\n"
+        )
+    };
+    let old_pdf = write(
+        t.dir(),
+        "harbour-rules-v1.pdf",
+        &make_pdf(&[page("review board")]),
+    );
+    let new_pdf = write(
+        t.dir(),
+        "harbour-rules-v2.pdf",
+        &make_pdf(&[page("oversight panel")]),
+    );
+    let labelled = |path: std::path::PathBuf, version: &str| IngestRequest {
+        title: Some("Harbour Rules".into()),
+        version: Some(version.into()),
+        ..request(path)
+    };
+    let old = ingest(&t.lib, &p, labelled(old_pdf, "1"))
+        .await
+        .unwrap()
+        .document;
+    let new = ingest(&t.lib, &p, labelled(new_pdf, "2"))
+        .await
+        .unwrap()
+        .document;
+    let agent = Agent::new(&t.lib).without_cache();
+    let turn = ask_ok(
+        &agent,
+        &p,
+        AskRequest {
+            documents: vec![old.id.clone(), new.id.clone()],
+            action: Some(Action::Compare),
+            ..ask("What changed about who appoints the wardens between version 1 and version 2?")
+        },
+    )
+    .await;
+    assert_eq!(turn.answer.status, Status::Answered, "{}", turn.answer.text);
+    assert!(
+        turn.answer
+            .text
+            .contains("“review board” → “oversight panel”, in 3 amended clauses"),
+        "{}",
+        turn.answer.text
+    );
+    for (doc, name) in [(&old.id, "review board"), (&new.id, "oversight panel")] {
+        assert!(
+            turn.answer
+                .citations
+                .iter()
+                .any(|c| &c.document_id == doc && c.quote.contains(name)),
+            "{}",
+            turn.answer.text
+        );
+    }
+    assert_quotes_on_pages(&t.lib, &p, &turn.answer.citations).await;
+}

@@ -494,6 +494,17 @@ impl Agent<'_> {
                 ""
             }
         );
+        // Between two versions, a name changed throughout is part of any answer on them.
+        if versions
+            && docs.len() == 2
+            && let Some((section, cited)) = self
+                .renamed_section(profile, (&docs[0], &whole[0]), (&docs[1], &whole[1]))
+                .await?
+        {
+            body.push_str(&section);
+            proposed += cited.len();
+            citations.extend(cited);
+        }
         match written {
             Some(Outcome::Written(w)) => {
                 body.push_str(&w.text);

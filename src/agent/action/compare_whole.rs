@@ -21,6 +21,9 @@ use crate::store::{Document, Profile};
 /// Differences reported at most: a reader checks the first ones, and each costs two quotes.
 const MAX_CHANGES: usize = 10;
 
+/// Phrases renamed throughout reported at most (each with an amended clause quoted twice).
+const MAX_RENAMED: usize = 3;
+
 /// Lines of a document's opening read as its printed title: a title, a subtitle, a
 /// reference and version line.
 const TITLE_LINES: usize = 3;
@@ -56,6 +59,9 @@ impl Agent<'_> {
             &new_texts.iter().map(String::as_str).collect::<Vec<_>>(),
         );
         let total = changes.len();
+        let renames = self
+            .renamed_lines(profile, &old_sentences, &new_sentences, &changes)
+            .await?;
         let mut citations: Vec<Citation> = Vec::new();
         let (mut old_cited, mut new_cited) = (Vec::new(), Vec::new());
         let (mut amended, mut added, mut removed) = (Vec::new(), Vec::new(), Vec::new());
@@ -135,6 +141,11 @@ impl Agent<'_> {
                 )),
             }
         }
+        if let Some((section, cited)) = renames {
+            body.push_str(&section);
+            proposed += cited.len();
+            citations.extend(cited);
+        }
         for (title, lines) in [
             ("Amended".to_owned(), amended),
             (format!("Added in {}", new.label()), added),
@@ -168,6 +179,67 @@ impl Agent<'_> {
             usage,
         ));
         Ok(Some(Transition::Next(Node::CheckConfidence)))
+    }
+
+    /// The phrases the new version says otherwise throughout (`rules::compare::renamed`), as a
+    /// section of the answer with one amended clause of each quoted from both versions, and
+    /// those quotes; `None` when nothing was renamed or no example could be quoted.
+    pub(super) async fn renamed_section(
+        &self,
+        profile: &Profile,
+        (old, old_rows): (&Document, &[ChunkRow]),
+        (new, new_rows): (&Document, &[ChunkRow]),
+    ) -> Result<Option<(String, Vec<Citation>)>, Error> {
+        let old_sentences = placed_sentences(old, old_rows);
+        let new_sentences = placed_sentences(new, new_rows);
+        let old_texts: Vec<&str> = old_sentences.iter().map(|p| p.text.as_str()).collect();
+        let new_texts: Vec<&str> = new_sentences.iter().map(|p| p.text.as_str()).collect();
+        let changes = compare::diff_versions(&old_texts, &new_texts);
+        self.renamed_lines(profile, &old_sentences, &new_sentences, &changes)
+            .await
+    }
+
+    async fn renamed_lines(
+        &self,
+        profile: &Profile,
+        old_sentences: &[Placed],
+        new_sentences: &[Placed],
+        changes: &[Change],
+    ) -> Result<Option<(String, Vec<Citation>)>, Error> {
+        let old_texts: Vec<&str> = old_sentences.iter().map(|p| p.text.as_str()).collect();
+        let new_texts: Vec<&str> = new_sentences.iter().map(|p| p.text.as_str()).collect();
+        let mut lines = Vec::new();
+        let mut cited = Vec::new();
+        for r in compare::renamed(&old_texts, &new_texts, changes)
+            .into_iter()
+            .take(MAX_RENAMED)
+        {
+            let Some(&(i, j)) = r.pairs.first() else {
+                continue;
+            };
+            let (Some(a), Some(b)) = (
+                self.quote(profile, &old_sentences[i]).await?,
+                self.quote(profile, &new_sentences[j]).await?,
+            ) else {
+                continue;
+            };
+            lines.push(format!(
+                "- “{}” → “{}”, in {} amended clauses; for one: {} → {}",
+                r.old,
+                r.new,
+                r.pairs.len(),
+                shown(&a),
+                shown(&b)
+            ));
+            cited.extend([a, b]);
+        }
+        if lines.is_empty() {
+            return Ok(None);
+        }
+        Ok(Some((
+            format!("**Renamed throughout**\n\n{}\n\n", lines.join("\n")),
+            cited,
+        )))
     }
 
     /// A sentence of a version cited where it stands, if its page holds it.

@@ -297,6 +297,125 @@ pub fn diff_versions(old: &[&str], new: &[&str]) -> Vec<Change> {
     keyed.into_iter().map(|(_, c)| c).collect()
 }
 
+/// A phrase of the old version that the new one says otherwise in several amended clauses: a
+/// body, a role or a term renamed throughout ("the review board" → "the oversight panel").
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Renamed {
+    /// The old phrase (lower case).
+    pub old: String,
+    /// The new phrase (lower case).
+    pub new: String,
+    /// The amended clauses that rename it, as (old, new) sentence indexes, in the order of
+    /// the changes given.
+    pub pairs: Vec<(usize, usize)>,
+}
+
+/// How many amended clauses must say a phrase otherwise before it is reported as renamed
+/// throughout: one or two are amendments of their own, a name changes everywhere it stands.
+pub const RENAMED_MIN: usize = 3;
+
+/// The longest phrase, in words, read as a name.
+const NAME_WORDS: usize = 4;
+
+/// The phrases renamed throughout between two versions: of each amended clause (`changes`,
+/// from [`diff_versions`]), the runs of words the new sentence puts in place of the old one's
+/// (a word-level alignment, [`replaced_runs`]) that are short, hold a content word each and no
+/// number (a changed number is an amendment of value), counted once per clause; those found
+/// in at least [`RENAMED_MIN`] clauses, the most frequent first.
+pub fn renamed(old: &[&str], new: &[&str], changes: &[Change]) -> Vec<Renamed> {
+    let mut found: Vec<Renamed> = Vec::new();
+    for c in changes {
+        let Change::Amended { old: i, new: j } = *c else {
+            continue;
+        };
+        let (Some(a), Some(b)) = (old.get(i), new.get(j)) else {
+            continue;
+        };
+        let mut here: HashSet<(String, String)> = HashSet::new();
+        for (x, y) in replaced_runs(&words(a), &words(b)) {
+            let named = |r: &[String]| {
+                (1..=NAME_WORDS).contains(&r.len())
+                    && !r.iter().any(|w| w.chars().any(|c| c.is_ascii_digit()))
+                    && !text::content_terms(&r.join(" ")).is_empty()
+            };
+            if !named(&x) || !named(&y) {
+                continue;
+            }
+            let key = (x.join(" "), y.join(" "));
+            if !here.insert(key.clone()) {
+                continue;
+            }
+            match found
+                .iter_mut()
+                .find(|r| (&r.old, &r.new) == (&key.0, &key.1))
+            {
+                Some(r) => r.pairs.push((i, j)),
+                None => found.push(Renamed {
+                    old: key.0,
+                    new: key.1,
+                    pairs: vec![(i, j)],
+                }),
+            }
+        }
+    }
+    // Renamed throughout: the old name is gone from the new version and the new one was
+    // nowhere in the old (a list that moves on by one, "12, bookworm; 13, trixie" → "13,
+    // trixie; 14, forky", renames nothing).
+    let holds = |version: &[&str], phrase: &str| {
+        let want: Vec<&str> = phrase.split(' ').collect();
+        version.iter().any(|s| {
+            words(s)
+                .windows(want.len())
+                .any(|w| w.iter().eq(want.iter()))
+        })
+    };
+    found.retain(|r| r.pairs.len() >= RENAMED_MIN && !holds(new, &r.old) && !holds(old, &r.new));
+    found.sort_by_key(|r| std::cmp::Reverse(r.pairs.len()));
+    found
+}
+
+/// The runs of `a` that `b` replaces, each with its replacement, from the longest common
+/// subsequence of the two word lists (a run only one side has is left out).
+fn replaced_runs(a: &[String], b: &[String]) -> Vec<(Vec<String>, Vec<String>)> {
+    let (n, m) = (a.len(), b.len());
+    // lcs[i][j]: the longest common subsequence of a[i..] and b[j..].
+    let mut lcs = vec![vec![0u16; m + 1]; n + 1];
+    for i in (0..n).rev() {
+        for j in (0..m).rev() {
+            lcs[i][j] = if a[i] == b[j] {
+                lcs[i + 1][j + 1] + 1
+            } else {
+                lcs[i + 1][j].max(lcs[i][j + 1])
+            };
+        }
+    }
+    let (mut i, mut j) = (0, 0);
+    let mut out = Vec::new();
+    let (mut x, mut y): (Vec<String>, Vec<String>) = (Vec::new(), Vec::new());
+    let mut flush = |x: &mut Vec<String>, y: &mut Vec<String>| {
+        if !x.is_empty() && !y.is_empty() {
+            out.push((std::mem::take(x), std::mem::take(y)));
+        }
+        x.clear();
+        y.clear();
+    };
+    while i < n || j < m {
+        if i < n && j < m && a[i] == b[j] {
+            flush(&mut x, &mut y);
+            i += 1;
+            j += 1;
+        } else if j < m && (i == n || lcs[i][j + 1] >= lcs[i + 1][j]) {
+            y.push(b[j].clone());
+            j += 1;
+        } else {
+            x.push(a[i].clone());
+            i += 1;
+        }
+    }
+    flush(&mut x, &mut y);
+    out
+}
+
 /// Stretches a version is cut into for [`diff_versions`]' order: each stretch's first
 /// difference of a rank comes before any stretch's second. More spreads the differences shown
 /// thinner over the document, fewer keeps them together.
@@ -484,6 +603,38 @@ mod tests {
             diff_versions(&old, &longer),
             vec![Change::Amended { old: 1, new: 1 }]
         );
+    }
+
+    #[test]
+    fn a_phrase_said_otherwise_in_several_clauses_is_renamed_throughout() {
+        let old = [
+            "The review board appoints the stewards of the harbour.",
+            "A steward may not sit on the review board at the same time.",
+            "The review board meets every month in the harbour office.",
+            "Fees are paid to the harbour master within 30 days.",
+        ];
+        let new = [
+            "The oversight panel appoints the stewards of the harbour.",
+            "A steward may not sit on the oversight panel at the same time.",
+            "The oversight panel meets every month in the harbour office.",
+            "Fees are paid to the harbour master within 14 days.",
+        ];
+        let changes = diff_versions(&old, &new);
+        let r = renamed(&old, &new, &changes);
+        assert_eq!(r.len(), 1, "{r:?}");
+        assert_eq!(
+            (r[0].old.as_str(), r[0].new.as_str()),
+            ("review board", "oversight panel")
+        );
+        assert_eq!(r[0].pairs.len(), 3);
+        // Where the new version still uses the old name, it was not renamed throughout.
+        let mut kept = new.to_vec();
+        kept.push("The review board of the harbour is dissolved.");
+        let changes = diff_versions(&old, &kept);
+        assert!(renamed(&old, &kept, &changes).is_empty());
+        // A number changed in one clause is no name, and a phrase changed in fewer than
+        // three clauses is an amendment of its own.
+        assert!(renamed(&old[..2], &new[..2], &diff_versions(&old[..2], &new[..2])).is_empty());
     }
 
     #[test]

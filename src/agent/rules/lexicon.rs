@@ -280,6 +280,58 @@ pub const DOCUMENT_NOUNS: [&str; 6] = [
     "version",
 ];
 
+/// Past forms of irregular English verbs, with the verb's base: rules say "records are kept",
+/// questions ask "how long do we keep …" (see `text::stem`). Forms that are also common words
+/// of another sense ("left", "found", "bound", "saw", "lay") are not here.
+pub const IRREGULAR_FORMS: [(&str, &str); 46] = [
+    ("sent", "send"),
+    ("kept", "keep"),
+    ("held", "hold"),
+    ("paid", "pay"),
+    ("made", "make"),
+    ("given", "give"),
+    ("gave", "give"),
+    ("taken", "take"),
+    ("took", "take"),
+    ("written", "write"),
+    ("wrote", "write"),
+    ("chosen", "choose"),
+    ("chose", "choose"),
+    ("told", "tell"),
+    ("sold", "sell"),
+    ("brought", "bring"),
+    ("bought", "buy"),
+    ("built", "build"),
+    ("met", "meet"),
+    ("begun", "begin"),
+    ("began", "begin"),
+    ("known", "know"),
+    ("knew", "know"),
+    ("shown", "show"),
+    ("drawn", "draw"),
+    ("drew", "draw"),
+    ("seen", "see"),
+    ("done", "do"),
+    ("gone", "go"),
+    ("went", "go"),
+    ("lost", "lose"),
+    ("spent", "spend"),
+    ("lent", "lend"),
+    ("dealt", "deal"),
+    ("meant", "mean"),
+    ("led", "lead"),
+    ("withdrawn", "withdraw"),
+    ("withdrew", "withdraw"),
+    ("forbidden", "forbid"),
+    ("forbade", "forbid"),
+    ("undertaken", "undertake"),
+    ("undertook", "undertake"),
+    ("arisen", "arise"),
+    ("arose", "arise"),
+    ("borne", "bear"),
+    ("thought", "think"),
+];
+
 /// Prepositions that open a phrase after a verb ("sit *on*", "report *to*"); "of" is not
 /// here: after a noun it continues the noun phrase ("members *of* the board").
 pub const PREPOSITIONS: [&str; 19] = [

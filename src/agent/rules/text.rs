@@ -425,11 +425,20 @@ pub fn content_terms(text: &str) -> Vec<String> {
 }
 
 /// A crude English stem so "retained"/"retention"/"retains" and "penalties"/"penalty" meet,
-/// and the British and American spellings of a word ([`spelling::american`]).
+/// the British and American spellings of a word ([`spelling::american`]), and an irregular
+/// verb's past forms and its base ("kept"/"keep", `lexicon::IRREGULAR_FORMS`).
 ///
 /// [`spelling::american`]: crate::index::spelling::american
 pub fn stem(word: &str) -> String {
     let w = crate::index::spelling::american(&word.to_lowercase());
+    // "sent"/"send", "kept"/"keep": an irregular form meets its verb's base.
+    let w = match crate::agent::rules::lexicon::IRREGULAR_FORMS
+        .iter()
+        .find(|(form, _)| *form == w)
+    {
+        Some((_, base)) => (*base).to_owned(),
+        None => w,
+    };
     // "file"/"files", "notice"/"notices"/"noticed" and "change"/"changed" meet without the e.
     let base = strip_suffixes(&w);
     let base = match base.strip_suffix('e') {
