@@ -382,7 +382,8 @@ pub fn asked_noun(question: &str) -> Option<String> {
 /// up to the auxiliary, or after "how long" (or "often", "soon", …), its auxiliary and an
 /// optional determiner, up to the first word that is not a content word ("How long is the
 /// notice period for a tenant?" → "notice", "period"; "How often must the backup be tested?" →
-/// "backup", "test"). Empty for any other shape.
+/// "backup", "test"); for "how many people …" what they are counted in ("… sit on the
+/// harbour panel" → "harbour", "panel"). Empty for any other shape.
 pub fn measured_subject(ask: &str) -> Vec<String> {
     let Some((wh, rest)) = interrogative(ask) else {
         return Vec::new();
@@ -391,7 +392,22 @@ pub fn measured_subject(ask: &str) -> Vec<String> {
         return Vec::new();
     }
     let aux = |w: &String| lexicon::AUXILIARIES.contains(&w.as_str());
-    let from = if matches!(rest[0].as_str(), "many" | "much") {
+    // "How many people sit on the steering council?" measures the council: persons counted
+    // by any noun are counted as members of what follows the verb and its preposition.
+    let anyone = rest[0] == "many" && lexicon::ANYONE.contains(&rest[1].as_str());
+    let joined = rest
+        .iter()
+        .enumerate()
+        .skip(2)
+        .take(3)
+        .find(|(_, w)| lexicon::PREPOSITIONS.contains(&w.as_str()));
+    let from = if let (true, Some((at, _))) = (anyone, joined) {
+        let det = matches!(
+            rest.get(at + 1).map(String::as_str),
+            Some("the" | "a" | "an" | "its" | "their" | "each" | "every" | "our" | "your")
+        );
+        at + 1 + usize::from(det)
+    } else if matches!(rest[0].as_str(), "many" | "much") {
         1
     } else if aux(&rest[1]) {
         let det = matches!(
@@ -412,8 +428,8 @@ pub fn measured_subject(ask: &str) -> Vec<String> {
 /// Whether `sentence` holds a number within [`NEAR`] words of one of `nouns` ("three
 /// reviewers", "mode 4754"), or within [`COUNT_REACH`] words after a word for a count
 /// ([`lexicon::COUNT_NOUNS`]) in a sentence that names one of them ("selects deputies as
-/// needed to keep their number at a minimum of four"). A word cut from the start of a noun counts as the noun ("lines of 80 chars" for
-/// characters; [`abbreviates`]).
+/// needed to keep their number at a minimum of four"). A word cut from the start of a noun
+/// counts as the noun ("lines of 80 chars" for characters; [`abbreviates`]).
 fn number_next_to(nouns: &[String], sentence: &str) -> bool {
     let words: Vec<String> = sentence
         .split(|c: char| c.is_whitespace() || matches!(c, ',' | ';' | ':' | '(' | ')'))
@@ -1167,9 +1183,12 @@ mod tests {
         assert_eq!(a.counted, vec!["inspectors"]);
         let a = asks("How many vacation days per year does a clerk get?");
         assert_eq!(a.values, vec![Kind::Duration]);
-        // People are counted by whatever noun the text counts them by.
+        // People are counted by whatever noun the text counts them by, as members of what
+        // they serve on.
         let a = asks("How many people serve on the harbour panel?");
         assert!(a.counted.is_empty() && a.nouns.is_empty(), "{a:?}");
+        assert_eq!(a.subject, vec!["harbor", "panel"]);
+        assert!(a.names_subject("The harbour panel is a group of four trustees."));
         assert_eq!(
             a.unmet_in(&["The panel is a group of four trustees."], &HashSet::new()),
             None
