@@ -1313,7 +1313,6 @@ impl RowOwner<'_> {
     }
 }
 
-/// The page holding the larger part of a chunk.
 /// What ends a sentence, or a line that needs no continuation (a list's introduction, a
 /// quotation, a bracket).
 const SENTENCE_ENDS: [char; 8] = ['.', '!', '?', ':', ';', '"', '”', ')'];
@@ -1352,6 +1351,7 @@ fn sentence_rest<'a>(page: &'a str, at: usize, passage: &str) -> Option<&'a str>
     None
 }
 
+/// The page holding the larger part of a chunk.
 fn main_page(starts: &[(u32, usize)], hit: &Hit) -> u32 {
     let (s, e) = (hit.char_start as usize, hit.char_end as usize);
     let mut best = (hit.page_start, 0usize);

@@ -15,16 +15,24 @@ use crate::common::{
     write,
 };
 
-/// A new library whose profile "alice" holds the 2024 capital guideline (returned).
-async fn capital_library() -> (
+/// A new library, its profile "alice" and the one fixture document it holds.
+type OneDocument = (
     TestLib,
     policypal::store::Profile,
     policypal::store::Document,
-) {
+);
+
+/// A new library whose profile "alice" holds the fixture `name` (returned).
+async fn fixture_library(name: &str) -> OneDocument {
     let t = TestLib::new().await;
     let p = t.profile("alice").await;
-    let doc = ingest_fixture(&t.lib, &p, "capital-2024.pdf").await;
+    let doc = ingest_fixture(&t.lib, &p, name).await;
     (t, p, doc)
+}
+
+/// A new library whose profile "alice" holds the 2024 capital guideline (returned).
+async fn capital_library() -> OneDocument {
+    fixture_library("capital-2024.pdf").await
 }
 
 fn ask(text: &str) -> AskRequest {
@@ -601,24 +609,30 @@ fn policy_versions(dir: &std::path::Path) -> (std::path::PathBuf, std::path::Pat
     )
 }
 
+/// Versions 1 and 2 of the document titled `title`, ingested from `v1` and `v2`.
+async fn ingest_versions(
+    t: &TestLib,
+    p: &policypal::store::Profile,
+    title: &str,
+    v1: std::path::PathBuf,
+    v2: std::path::PathBuf,
+) -> (policypal::store::Document, policypal::store::Document) {
+    let labelled = |path: std::path::PathBuf, version: &str| IngestRequest {
+        title: Some(title.into()),
+        version: Some(version.into()),
+        ..request(path)
+    };
+    let old = ingest(&t.lib, p, labelled(v1, "1")).await.unwrap().document;
+    let new = ingest(&t.lib, p, labelled(v2, "2")).await.unwrap().document;
+    (old, new)
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn compare_between_versions_finds_added_and_dropped_sentences_anywhere_in_the_document() {
     let t = TestLib::new().await;
     let p = t.profile("alice").await;
     let (v1, v2) = policy_versions(t.dir());
-    let labelled = |path: std::path::PathBuf, version: &str| IngestRequest {
-        title: Some("Conduct Policy".into()),
-        version: Some(version.into()),
-        ..request(path)
-    };
-    let old = ingest(&t.lib, &p, labelled(v1, "1"))
-        .await
-        .unwrap()
-        .document;
-    let new = ingest(&t.lib, &p, labelled(v2, "2"))
-        .await
-        .unwrap()
-        .document;
+    let (old, new) = ingest_versions(&t, &p, "Conduct Policy", v1, v2).await;
     let agent = Agent::new(&t.lib).without_cache();
     let compare = |q: &str| AskRequest {
         documents: vec![old.id.clone(), new.id.clone()],
@@ -1204,15 +1218,20 @@ async fn a_question_no_document_is_about_is_refused_although_common_words_overla
 /// A club's rules (`club-rules.pdf`, see `fixtures/src/club-rules.py`): officers' terms, an
 /// entry window, the membership year, a licence spelt the British way, a waiting period in a
 /// passage about other things, and a clause that refers to another for its quorum.
-async fn club_rules() -> (
-    TestLib,
-    policypal::store::Profile,
-    policypal::store::Document,
+async fn club_rules() -> OneDocument {
+    fixture_library("club-rules.pdf").await
+}
+
+/// An audit of `text` against one document, asked as `request`, finds nothing.
+async fn assert_compliant(
+    agent: &Agent<'_>,
+    p: &policypal::store::Profile,
+    doc: &policypal::store::Document,
+    request: &str,
+    text: &str,
 ) {
-    let t = TestLib::new().await;
-    let p = t.profile("alice").await;
-    let doc = ingest_fixture(&t.lib, &p, "club-rules.pdf").await;
-    (t, p, doc)
+    let (summaries, answer) = audit_summaries(agent, p, doc, request, text).await;
+    assert!(summaries.is_empty(), "{answer}");
 }
 
 /// An audit of `text` against one document, asked as `request`: the summaries of its
@@ -1263,15 +1282,7 @@ async fn an_audit_reads_a_period_a_rule_states_or_allows_and_not_a_change_by_up_
         "{text}"
     );
     // Within the rules: compliant.
-    let (summaries, text) = audit_summaries(
-        &agent,
-        &p,
-        &doc,
-        request,
-        "The Commodore holds office for two years. Members enter boats in the regatta during the first week of the season.",
-    )
-    .await;
-    assert!(summaries.is_empty(), "{text}");
+    assert_compliant(&agent, &p, &doc, request, "The Commodore holds office for two years. Members enter boats in the regatta during the first week of the season.").await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -1383,15 +1394,8 @@ async fn a_count_of_other_things_does_not_answer_how_many() {
 /// `fixtures/make-fixtures.sh`): titles underlined by rule lines, "- " lists whose items say
 /// what they are about only through the line that introduces them, a limit an item forbids
 /// going beyond and a time given for an act.
-async fn ferry_handbook() -> (
-    TestLib,
-    policypal::store::Profile,
-    policypal::store::Document,
-) {
-    let t = TestLib::new().await;
-    let p = t.profile("alice").await;
-    let doc = ingest_fixture(&t.lib, &p, "ferry-handbook.pdf").await;
-    (t, p, doc)
+async fn ferry_handbook() -> OneDocument {
+    fixture_library("ferry-handbook.pdf").await
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -1473,26 +1477,14 @@ async fn an_audit_reads_a_limit_a_rule_forbids_exceeding_and_a_time_given_to_act
     );
     assert!(summaries.iter().any(|s| s.contains("14 days")), "{text}");
     // Within the handbook: compliant.
-    let (summaries, text) = audit_summaries(
-        &agent,
-        &p,
-        &doc,
-        request,
-        "Hand luggage in the cabin weighs at most 10 kilograms. Passengers get 10 days to ask for a refund of a cancelled crossing. The purser answers every refund request within two days.",
-    )
-    .await;
-    assert!(summaries.is_empty(), "{text}");
+    assert_compliant(&agent, &p, &doc, request, "Hand luggage in the cabin weighs at most 10 kilograms. Passengers get 10 days to ask for a refund of a cancelled crossing. The purser answers every refund request within two days.").await;
 }
 
-async fn rowing_bylaws() -> (
-    TestLib,
-    policypal::store::Profile,
-    policypal::store::Document,
-) {
-    let t = TestLib::new().await;
-    let p = t.profile("alice").await;
-    let doc = ingest_fixture(&t.lib, &p, "rowing-bylaws.pdf").await;
-    (t, p, doc)
+/// Bylaws typeset by LaTeX (`rowing-bylaws.pdf`, see `fixtures/make-fixtures.sh`): numbers
+/// and times written in words, an abbreviated unit, a list of rules beside a permission of
+/// another act, sentences a chunk boundary cuts.
+async fn rowing_bylaws() -> OneDocument {
+    fixture_library("rowing-bylaws.pdf").await
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -1578,15 +1570,7 @@ async fn an_audit_flags_a_text_granting_what_a_rule_forbids_beside_an_unrelated_
         "{text}"
     );
     // Keeping the offices apart is compliant.
-    let (summaries, text) = audit_summaries(
-        &agent,
-        &p,
-        &doc,
-        request,
-        "Committee plan. A warden never holds office as treasurer of the society. Crews enter every outing in the logbook before they launch.",
-    )
-    .await;
-    assert!(summaries.is_empty(), "{text}");
+    assert_compliant(&agent, &p, &doc, request, "Committee plan. A warden never holds office as treasurer of the society. Crews enter every outing in the logbook before they launch.").await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -1615,19 +1599,7 @@ async fn a_body_renamed_throughout_a_new_version_is_named_in_any_comparison_of_t
         "harbour-rules-v2.pdf",
         &make_pdf(&[page("oversight panel")]),
     );
-    let labelled = |path: std::path::PathBuf, version: &str| IngestRequest {
-        title: Some("Harbour Rules".into()),
-        version: Some(version.into()),
-        ..request(path)
-    };
-    let old = ingest(&t.lib, &p, labelled(old_pdf, "1"))
-        .await
-        .unwrap()
-        .document;
-    let new = ingest(&t.lib, &p, labelled(new_pdf, "2"))
-        .await
-        .unwrap()
-        .document;
+    let (old, new) = ingest_versions(&t, &p, "Harbour Rules", old_pdf, new_pdf).await;
     let agent = Agent::new(&t.lib).without_cache();
     let turn = ask_ok(
         &agent,

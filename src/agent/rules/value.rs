@@ -457,8 +457,8 @@ fn number_next_to(nouns: &[String], sentence: &str) -> bool {
 /// ("their number at a minimum of three", "the total shall be no more than 12").
 const COUNT_REACH: usize = 8;
 
-/// Whether `word` is `noun` cut short ("chars" for "characters", "approx" for
-/// "approximately"): at least four letters, all of them the noun's first.
+/// Whether `word` is `noun` cut short ("chars" for "characters", "info" for "information"):
+/// at least four letters, all of them the noun's first.
 fn abbreviates(word: &str, noun: &str) -> bool {
     let cut = word.trim_end_matches('s');
     cut.chars().count() >= 4
