@@ -1569,6 +1569,21 @@ async fn an_audit_flags_a_text_granting_what_a_rule_forbids_beside_an_unrelated_
         text.contains("must not simultaneously hold office"),
         "{text}"
     );
+    // A notice the bylaws give before an event, stated without a modal and opened by an
+    // adverb, is the least notice (regression: it bound nothing, and "one hour before" came
+    // back compliant).
+    let (summaries, text) = audit_summaries(
+        &agent,
+        &p,
+        &doc,
+        request,
+        "Committee plan. The wardens post the crew lists on the boathouse door one hour before a regatta.",
+    )
+    .await;
+    assert!(
+        summaries.iter().any(|s| s.contains("two days before")),
+        "{text}"
+    );
     // Keeping the offices apart is compliant.
     assert_compliant(&agent, &p, &doc, request, "Committee plan. A warden never holds office as treasurer of the society. Crews enter every outing in the logbook before they launch.").await;
 }

@@ -111,6 +111,9 @@ pub enum Dimension {
     /// A count of a named thing ("at least 14 characters", "no more than 3 attempts"), keyed
     /// by the thing's stem: counts of different things never compare.
     Count(String),
+    /// How long before an event something is done, in days ("one week before the release"):
+    /// a notice period, which compares only with another (never with how long a thing lasts).
+    Lead,
 }
 
 /// A statement of the audited text.
@@ -190,6 +193,15 @@ static BOUND: Pattern = LazyLock::new(|| {
 static TIME_TO: Pattern = LazyLock::new(|| {
     regex(&format!(
         r"(?ix)\b(has|have|gets?|is\s+given|are\s+given)\s+()?(\d+(?:[.,]\d+)?|{numbers})\s*({TIME_UNITS})\s+(?:in\s+which\s+)?to\b",
+        numbers = lexicon::number_words(),
+    ))
+});
+/// A lead time: "one week before the release", "48 hours prior to the meeting" — the least
+/// notice the rule gives before its event (a shorter one comes too late; a longer one is
+/// more notice). Its groups are [`BOUND`]'s (no keyword, no currency).
+static LEAD_TIME: Pattern = LazyLock::new(|| {
+    regex(&format!(
+        r"(?ix)()()\b(\d+(?:[.,]\d+)?|{numbers})\s*({TIME_UNITS})\s+(?:before|prior\s+to|ahead\s+of)\b",
         numbers = lexicon::number_words(),
     ))
 });
@@ -1213,7 +1225,13 @@ pub fn clause(sentence: &str) -> Option<Clause> {
         } else {
             governed_act(&governed)
         },
-        subject: if stated {
+        // What comes before a stated measure is its subject ("Line managers review …"), unless
+        // it is only an adverb: "Approximately one week before …, we send" names none there.
+        subject: if stated
+            && !l[..at]
+                .split_whitespace()
+                .all(|w| w.ends_with("ly") || text::content_terms(w).is_empty())
+        {
             terms(&l[..at])
         } else {
             HashSet::new()
@@ -1276,7 +1294,7 @@ fn stated_measure(l: &str) -> Option<usize> {
                 .and_then(|c| c.get(0))
                 .map(|m| m.start())
         });
-    let bound = [&BOUND, &TIME_TO]
+    let bound = [&BOUND, &TIME_TO, &LEAD_TIME]
         .into_iter()
         .filter_map(|re| {
             re.as_ref()?
@@ -1506,11 +1524,15 @@ fn periods(text_: &str, stated: bool, deontic: Deontic, retained: &[Bound]) -> V
 }
 
 fn bounds(text_: &str) -> Vec<Bound> {
-    let (Some(re), Some(time_to)) = (BOUND.as_ref(), TIME_TO.as_ref()) else {
+    let (Some(re), Some(time_to), Some(lead)) =
+        (BOUND.as_ref(), TIME_TO.as_ref(), LEAD_TIME.as_ref())
+    else {
         return Vec::new();
     };
+    let leads: Vec<usize> = lead.find_iter(text_).map(|m| m.start()).collect();
     re.captures_iter(text_)
         .chain(time_to.captures_iter(text_))
+        .chain(lead.captures_iter(text_))
         .filter_map(|c| {
             // "may be extended by up to 1 week" bounds the change, not the period.
             if text_[..c.get(0)?.start()]
@@ -1522,11 +1544,16 @@ fn bounds(text_: &str) -> Vec<Bound> {
             }
             let kind = c.get(1)?.as_str().to_lowercase();
             let (value, dimension) = measured(&c, 2)?;
+            let whole = c.get(0)?;
+            let lead = leads.contains(&whole.start())
+                || dimension == Dimension::Time && names_lead(&text_[whole.end()..]);
+            let dimension = if lead { Dimension::Lead } else { dimension };
             Some(Bound {
                 text: c.get(0)?.as_str().trim().to_owned(),
                 minimum: kind.contains("least")
                     || kind.contains("less")
-                    || kind.contains("minimum"),
+                    || kind.contains("minimum")
+                    || lead,
                 value,
                 dimension,
                 cap: false,
@@ -1561,9 +1588,26 @@ fn quantities(text_: &str) -> Vec<(String, f64, Dimension)> {
     re.captures_iter(text_)
         .filter_map(|c| {
             let (v, d) = measured(&c, 1)?;
-            Some((c.get(0)?.as_str().trim().to_owned(), v, d))
+            let whole = c.get(0)?;
+            // "one day before the release": a notice period ([`Dimension::Lead`]).
+            let lead = d == Dimension::Time && names_lead(&text_[whole.end()..]);
+            let d = if lead { Dimension::Lead } else { d };
+            Some((whole.as_str().trim().to_owned(), v, d))
         })
         .collect()
+}
+
+/// Whether the words after a length of time make it a notice period ([`Dimension::Lead`]):
+/// "before" or "prior to" an event, "ahead" (of it), "in advance", "beforehand".
+fn names_lead(after: &str) -> bool {
+    let a = after.trim_start().to_lowercase();
+    ["before", "prior to", "ahead", "in advance"]
+        .iter()
+        .any(|w| {
+            a.strip_prefix(w).is_some_and(|rest| {
+                !rest.starts_with(|c: char| c.is_alphanumeric()) || *w == "before"
+            })
+        })
 }
 
 /// What a clause bounds that the statement also measures (the dimensions both name), and a
@@ -3019,6 +3063,40 @@ mod tests {
     }
 
     #[test]
+    fn a_notice_given_before_an_event_compares_only_with_another_notice() {
+        // A practice a policy states without a modal, opened by an adverb.
+        let rule = "Roughly ten days before the annual meeting, we send the agenda to members.";
+        assert_eq!(
+            conflict(
+                "Members get the agenda two days before the annual meeting.",
+                rule
+            ),
+            Some(AuditRule::OutOfRange)
+        );
+        assert_eq!(
+            conflict(
+                "Members get the agenda two weeks before the annual meeting.",
+                rule
+            ),
+            None
+        );
+        let rule = "Repair works shall be announced at least five working days in advance.";
+        assert_eq!(
+            conflict("Repair works are announced one working day ahead.", rule),
+            Some(AuditRule::OutOfRange)
+        );
+        // How long something lasts is no notice period.
+        let rule = "Voting opens three weeks before the seat falls vacant.";
+        assert_eq!(
+            conflict(
+                "Voting lasts for one week and opens three weeks before the seat falls vacant.",
+                rule
+            ),
+            None
+        );
+    }
+
+    #[test]
     fn every_pattern_compiles() {
         assert!(crate::agent::rules::all_compile(&[
             &PATH,
@@ -3026,6 +3104,7 @@ mod tests {
             &LABELLED,
             &BOUND,
             &TIME_TO,
+            &LEAD_TIME,
             &QUANTITY,
             &EXEMPT_UP_TO,
             &LIST_ITEM,
