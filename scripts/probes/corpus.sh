@@ -29,7 +29,8 @@
 # Debian Constitution (plain text printed by LibreOffice Writer) and the Debian Social Contract
 # (enscript), from the doc-debian package; probe 22 the Linux kernel's process documents
 # (linux-doc-6.1); probe 23 Django's governance and process documents typeset by LaTeX
-# (pandoc, from the Django sdist on PyPI). Needs enscript, ghostscript, groff, shared-mime-info, dpkg-dev's docs and
+# (pandoc, from the Django sdist on PyPI); probe 24 Sphinx's release process and
+# organization pages (pandoc to Word, LibreOffice to PDF). Needs enscript, ghostscript, groff, shared-mime-info, dpkg-dev's docs and
 # man-db's docs (the packages of a Debian 12 desktop), `apt-get download` of debian-faq,
 # harden-doc, debian-policy and doc-debian, and for probes 9 and 11 libreoffice-writer-nogui and the Python
 # packages python-docx and reportlab, and for probes 13 and 14 weasyprint and fpdf2.
@@ -173,5 +174,16 @@ for pair in "organization-5.1:$new/organization.txt" "organization-3.2:$w/Django
   n=${pair%%:*}
   python3 "$here/sphinx2rst.py" "${pair#*:}" > "$w/$n.rst"
   (cd "$w" && pandoc -f rst "$n.rst" -o "$out/probe23/django-$n.pdf" -V geometry:margin=1in -V papersize=a4 2>/dev/null)
+done
+rm -rf "$w"
+# Probe 24: Sphinx's release process and organization pages from the Sphinx sdist on PyPI,
+# made plain by sphinx2rst.py and turned into Word by pandoc, then into PDF by LibreOffice.
+mkdir -p "$out/probe24"
+w=$(mktemp -d)
+(cd "$w" && pip download -q --no-deps --no-binary :all: sphinx==7.2.6 >/dev/null && tar xzf sphinx-7.2.6.tar.gz)
+for n in release-process organization; do
+  python3 "$here/sphinx2rst.py" "$w/sphinx-7.2.6/doc/internals/$n.rst" > "$w/$n.rst"
+  (cd "$w" && pandoc -f rst "$n.rst" -o "sphinx-$n.docx" && soffice --headless --convert-to pdf "sphinx-$n.docx" >/dev/null 2>&1)
+  cp "$w/sphinx-$n.pdf" "$out/probe24/"
 done
 rm -rf "$w"
