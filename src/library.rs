@@ -1086,6 +1086,8 @@ impl Library {
         hits: Vec<Hit>,
     ) -> Result<Vec<SearchResult>, Error> {
         let mut docs: HashMap<String, (Document, Vec<(u32, usize)>)> = HashMap::new();
+        // Page texts read to finish sentences, once per page however many hits end on it.
+        let mut pages: HashMap<(String, u32), Option<String>> = HashMap::new();
         let mut out = Vec::with_capacity(hits.len());
         for hit in hits {
             if !docs.contains_key(&hit.document_id) {
@@ -1100,7 +1102,8 @@ impl Library {
                 continue;
             };
             let mut hit = hit;
-            self.finish_sentence(profile, starts, &mut hit).await?;
+            self.finish_sentence(profile, starts, &mut pages, &mut hit)
+                .await?;
             out.push(SearchResult {
                 page: main_page(starts, &hit),
                 title: doc.title.clone(),
@@ -1119,6 +1122,7 @@ impl Library {
         &self,
         profile: &Profile,
         starts: &[(u32, usize)],
+        pages: &mut HashMap<(String, u32), Option<String>>,
         hit: &mut Hit,
     ) -> Result<(), Error> {
         let end = usize::try_from(hit.char_end).unwrap_or(usize::MAX);
@@ -1128,15 +1132,19 @@ impl Library {
         if hit.text.trim_end().ends_with(SENTENCE_ENDS) {
             return Ok(());
         }
-        let Some(page_text) = self
-            .store
-            .page_text(&profile.id, &hit.document_id, page)
-            .await?
-        else {
+        let key = (hit.document_id.clone(), page);
+        if !pages.contains_key(&key) {
+            let text = self
+                .store
+                .page_text(&profile.id, &hit.document_id, page)
+                .await?;
+            pages.insert(key.clone(), text);
+        }
+        let Some(Some(page_text)) = pages.get(&key) else {
             return Ok(());
         };
         let at = end - page_start;
-        let Some(rest) = sentence_rest(&page_text, at, &hit.text) else {
+        let Some(rest) = sentence_rest(page_text, at, &hit.text) else {
             return Ok(());
         };
         hit.char_end += rest.chars().count() as u64;

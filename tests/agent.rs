@@ -1222,6 +1222,33 @@ async fn club_rules() -> OneDocument {
     fixture_library("club-rules.pdf").await
 }
 
+/// `question` asked of `doc` alone.
+async fn ask_about(
+    agent: &Agent<'_>,
+    p: &policypal::store::Profile,
+    doc: &policypal::store::Document,
+    question: &str,
+) -> policypal::agent::types::TurnResult {
+    let request = AskRequest {
+        documents: vec![doc.id.clone()],
+        ..ask(question)
+    };
+    ask_ok(agent, p, request).await
+}
+
+/// The turn was answered and one of its quotes holds `needle`.
+fn assert_answered_quoting(turn: &policypal::agent::types::TurnResult, needle: &str) {
+    assert_eq!(turn.answer.status, Status::Answered, "{}", turn.answer.text);
+    assert!(
+        turn.answer
+            .citations
+            .iter()
+            .any(|c| c.quote.contains(needle)),
+        "{}",
+        turn.answer.text
+    );
+}
+
 /// An audit of `text` against one document, asked as `request`, finds nothing.
 async fn assert_compliant(
     agent: &Agent<'_>,
@@ -1293,27 +1320,11 @@ async fn a_how_long_question_and_a_question_spelt_the_other_way_find_their_sente
     // "license" in a question did not meet "licence" in the rules.
     let (t, p, doc) = club_rules().await;
     let agent = Agent::new(&t.lib).without_cache();
-    let inquire = |text: &str| AskRequest {
-        documents: vec![doc.id.clone()],
-        ..ask(text)
-    };
-    let turn = ask_ok(
-        &agent,
-        &p,
-        inquire("How long is the mooring waiting period for new members?"),
-    )
-    .await;
-    assert_eq!(turn.answer.status, Status::Answered, "{}", turn.answer.text);
-    assert!(
-        turn.answer
-            .citations
-            .iter()
-            .any(|c| c.quote.contains("6 months")),
-        "{}",
-        turn.answer.text
-    );
+    let question = "How long is the mooring waiting period for new members?";
+    let turn = ask_about(&agent, &p, &doc, question).await;
+    assert_answered_quoting(&turn, "6 months");
     // Spelt the other way ("license"), the question still meets the rule ("licence").
-    let turn = ask_ok(&agent, &p, inquire("Which office issues the license?")).await;
+    let turn = ask_about(&agent, &p, &doc, "Which office issues the license?").await;
     assert_eq!(turn.answer.status, Status::Answered, "{}", turn.answer.text);
     assert!(
         turn.answer.citations[0].quote.contains("fishing licence"),
@@ -1361,33 +1372,13 @@ async fn a_count_of_other_things_does_not_answer_how_many() {
     // for is met only by a number next to what it counts.
     let (t, p, doc) = club_rules().await;
     let agent = Agent::new(&t.lib).without_cache();
-    let inquire = |text: &str| AskRequest {
-        documents: vec![doc.id.clone()],
-        ..ask(text)
-    };
-    let turn = ask_ok(
-        &agent,
-        &p,
-        inquire("How many guests may each member bring to the clubhouse?"),
-    )
-    .await;
+    let question = "How many guests may each member bring to the clubhouse?";
+    let turn = ask_about(&agent, &p, &doc, question).await;
     assert_eq!(turn.answer.status, Status::Refused, "{}", turn.answer.text);
     // What the rules count is still answered.
-    let turn = ask_ok(
-        &agent,
-        &p,
-        inquire("How many members must ask for a special meeting?"),
-    )
-    .await;
-    assert_eq!(turn.answer.status, Status::Answered, "{}", turn.answer.text);
-    assert!(
-        turn.answer
-            .citations
-            .iter()
-            .any(|c| c.quote.contains("ten members")),
-        "{}",
-        turn.answer.text
-    );
+    let question = "How many members must ask for a special meeting?";
+    let turn = ask_about(&agent, &p, &doc, question).await;
+    assert_answered_quoting(&turn, "ten members");
 }
 
 /// A ferry's handbook in plain text printed by LibreOffice Writer (`ferry-handbook.pdf`, see
@@ -1510,40 +1501,12 @@ async fn counts_and_times_written_in_words_answer_questions_that_ask_for_them() 
             "60 chars",
         ),
     ] {
-        let turn = ask_ok(
-            &agent,
-            &p,
-            AskRequest {
-                documents: vec![doc.id.clone()],
-                ..ask(question)
-            },
-        )
-        .await;
-        assert_eq!(
-            turn.answer.status,
-            Status::Answered,
-            "{question}: {}",
-            turn.answer.text
-        );
-        assert!(
-            turn.answer
-                .citations
-                .iter()
-                .any(|c| c.quote.contains(answer)),
-            "{question}: {}",
-            turn.answer.text
-        );
+        let turn = ask_about(&agent, &p, &doc, question).await;
+        assert_answered_quoting(&turn, answer);
     }
     // A date is asked for, and the bylaws hold none.
-    let turn = ask_ok(
-        &agent,
-        &p,
-        AskRequest {
-            documents: vec![doc.id.clone()],
-            ..ask("On what date is the next general meeting held?")
-        },
-    )
-    .await;
+    let question = "On what date is the next general meeting held?";
+    let turn = ask_about(&agent, &p, &doc, question).await;
     assert_eq!(turn.answer.status, Status::Refused, "{}", turn.answer.text);
 }
 

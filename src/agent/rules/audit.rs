@@ -1529,11 +1529,12 @@ fn bounds(text_: &str) -> Vec<Bound> {
     else {
         return Vec::new();
     };
-    let leads: Vec<usize> = lead.find_iter(text_).map(|m| m.start()).collect();
+    // Each match with whether it is a lead time ([`LEAD_TIME`]) by its own words.
     re.captures_iter(text_)
         .chain(time_to.captures_iter(text_))
-        .chain(lead.captures_iter(text_))
-        .filter_map(|c| {
+        .map(|c| (c, false))
+        .chain(lead.captures_iter(text_).map(|c| (c, true)))
+        .filter_map(|(c, lead_time)| {
             // "may be extended by up to 1 week" bounds the change, not the period.
             if text_[..c.get(0)?.start()]
                 .trim_end()
@@ -1545,8 +1546,8 @@ fn bounds(text_: &str) -> Vec<Bound> {
             let kind = c.get(1)?.as_str().to_lowercase();
             let (value, dimension) = measured(&c, 2)?;
             let whole = c.get(0)?;
-            let lead = leads.contains(&whole.start())
-                || dimension == Dimension::Time && names_lead(&text_[whole.end()..]);
+            let lead =
+                lead_time || dimension == Dimension::Time && names_lead(&text_[whole.end()..]);
             let dimension = if lead { Dimension::Lead } else { dimension };
             Some(Bound {
                 text: c.get(0)?.as_str().trim().to_owned(),

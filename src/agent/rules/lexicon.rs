@@ -332,6 +332,13 @@ pub const IRREGULAR_FORMS: [(&str, &str); 46] = [
     ("thought", "think"),
 ];
 
+/// The base of an irregular past form ([`IRREGULAR_FORMS`]; looked up for every word stemmed).
+pub fn irregular_base(form: &str) -> Option<&'static str> {
+    static BASES: std::sync::LazyLock<std::collections::HashMap<&str, &str>> =
+        std::sync::LazyLock::new(|| IRREGULAR_FORMS.into_iter().collect());
+    BASES.get(form).copied()
+}
+
 /// Prepositions that open a phrase after a verb ("sit *on*", "report *to*"); "of" is not
 /// here: after a noun it continues the noun phrase ("members *of* the board").
 pub const PREPOSITIONS: [&str; 19] = [

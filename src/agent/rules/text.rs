@@ -432,11 +432,8 @@ pub fn content_terms(text: &str) -> Vec<String> {
 pub fn stem(word: &str) -> String {
     let w = crate::index::spelling::american(&word.to_lowercase());
     // "sent"/"send", "kept"/"keep": an irregular form meets its verb's base.
-    let w = match crate::agent::rules::lexicon::IRREGULAR_FORMS
-        .iter()
-        .find(|(form, _)| *form == w)
-    {
-        Some((_, base)) => (*base).to_owned(),
+    let w = match crate::agent::rules::lexicon::irregular_base(&w) {
+        Some(base) => base.to_owned(),
         None => w,
     };
     // "file"/"files", "notice"/"notices"/"noticed" and "change"/"changed" meet without the e.

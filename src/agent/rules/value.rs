@@ -392,6 +392,13 @@ pub fn measured_subject(ask: &str) -> Vec<String> {
         return Vec::new();
     }
     let aux = |w: &String| lexicon::AUXILIARIES.contains(&w.as_str());
+    // A determiner at `i` ("the notice period", "their lockers") is skipped.
+    let det = |i: usize| {
+        usize::from(matches!(
+            rest.get(i).map(String::as_str),
+            Some("the" | "a" | "an" | "its" | "their" | "each" | "every" | "our" | "your")
+        ))
+    };
     // "How many people sit on the steering council?" measures the council: persons counted
     // by any noun are counted as members of what follows the verb and its preposition.
     let anyone = rest[0] == "many" && lexicon::ANYONE.contains(&rest[1].as_str());
@@ -402,19 +409,11 @@ pub fn measured_subject(ask: &str) -> Vec<String> {
         .take(3)
         .find(|(_, w)| lexicon::PREPOSITIONS.contains(&w.as_str()));
     let from = if let (true, Some((at, _))) = (anyone, joined) {
-        let det = matches!(
-            rest.get(at + 1).map(String::as_str),
-            Some("the" | "a" | "an" | "its" | "their" | "each" | "every" | "our" | "your")
-        );
-        at + 1 + usize::from(det)
+        at + 1 + det(at + 1)
     } else if matches!(rest[0].as_str(), "many" | "much") {
         1
     } else if aux(&rest[1]) {
-        let det = matches!(
-            rest.get(2).map(String::as_str),
-            Some("the" | "a" | "an" | "its" | "their" | "each" | "every" | "our" | "your")
-        );
-        2 + usize::from(det)
+        2 + det(2)
     } else {
         return Vec::new();
     };
