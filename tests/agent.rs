@@ -1551,6 +1551,82 @@ async fn an_audit_flags_a_text_granting_what_a_rule_forbids_beside_an_unrelated_
     assert_compliant(&agent, &p, &doc, request, "Committee plan. A warden never holds office as treasurer of the society. Crews enter every outing in the logbook before they launch.").await;
 }
 
+/// A charter typeset by rst2pdf (`marina-charter.pdf`, see `fixtures/make-fixtures.sh`):
+/// bulleted lists that run straight into the paragraph after them, chart editions numbered in a
+/// list, a rule to abstain from an act.
+async fn marina_charter() -> OneDocument {
+    fixture_library("marina-charter.pdf").await
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_version_number_the_library_never_writes_is_refused_however_close_its_neighbours() {
+    // Regression: asked about an edition the charter does not list, the answer quoted the
+    // editions it does list, close in meaning and holding dates.
+    let (t, p, doc) = marina_charter().await;
+    let agent = Agent::new(&t.lib).without_cache();
+    let turn = ask_about(
+        &agent,
+        &p,
+        &doc,
+        "Until when does the harbour office accept Tide 4.3 charts?",
+    )
+    .await;
+    assert_eq!(turn.answer.status, Status::Refused, "{}", turn.answer.text);
+    // The editions it lists are answered.
+    let turn = ask_about(
+        &agent,
+        &p,
+        &doc,
+        "Until when does the harbour office accept Tide 4.2 charts?",
+    )
+    .await;
+    assert_answered_quoting(&turn, "30 September 2028");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_paragraph_after_a_bulleted_list_is_quoted_without_the_last_item() {
+    // Regression: the last item of a list has no full stop, and the paragraph after it starts
+    // on the next line: the two were read as one sentence, and the answer quoted the item too.
+    let (t, p, doc) = marina_charter().await;
+    let agent = Agent::new(&t.lib).without_cache();
+    let turn = ask_about(
+        &agent,
+        &p,
+        &doc,
+        "Who keeps their place on the waiting list?",
+    )
+    .await;
+    assert_answered_quoting(&turn, "Holders who accept another berth");
+    assert!(
+        turn.answer
+            .citations
+            .iter()
+            .all(|c| !c.quote.contains("same basin")),
+        "{}",
+        turn.answer.text
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_audit_flags_an_act_a_rule_requires_members_to_abstain_from() {
+    // Regression: "must abstain from voting" was read as requiring a vote, and a text letting
+    // members with an interest vote came back compliant.
+    let (t, p, doc) = marina_charter().await;
+    let agent = Agent::new(&t.lib).without_cache();
+    let request = "Check these panel rules against the charter.";
+    let (summaries, text) = audit_summaries(
+        &agent,
+        &p,
+        &doc,
+        request,
+        "Panel rules. Panel members with an interest in a berth may vote on it once they have declared the interest. A formal vote is held open for at least two weeks.",
+    )
+    .await;
+    assert_eq!(summaries.len(), 1, "{text}");
+    assert!(text.contains("must abstain from voting"), "{text}");
+    assert_compliant(&agent, &p, &doc, request, "Panel rules. Panel members with an interest in a berth abstain from voting on it. A formal vote is held open for at least two weeks.").await;
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_body_renamed_throughout_a_new_version_is_named_in_any_comparison_of_the_two() {
     // Regression: a new version that gives a body another name in every clause ("technical

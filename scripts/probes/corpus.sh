@@ -30,7 +30,8 @@
 # (enscript), from the doc-debian package; probe 22 the Linux kernel's process documents
 # (linux-doc-6.1); probe 23 Django's governance and process documents typeset by LaTeX
 # (pandoc, from the Django sdist on PyPI); probe 24 Sphinx's release process and
-# organization pages (pandoc to Word, LibreOffice to PDF). Needs enscript, ghostscript, groff, shared-mime-info, dpkg-dev's docs and
+# organization pages (pandoc to Word, LibreOffice to PDF); probe 25 NumPy's governance document and
+# process NEPs typeset by rst2pdf. Needs enscript, ghostscript, groff, shared-mime-info, dpkg-dev's docs and
 # man-db's docs (the packages of a Debian 12 desktop), `apt-get download` of debian-faq,
 # harden-doc, debian-policy and doc-debian, and for probes 9 and 11 libreoffice-writer-nogui and the Python
 # packages python-docx and reportlab, and for probes 13 and 14 weasyprint and fpdf2.
@@ -185,5 +186,27 @@ for n in release-process organization; do
   python3 "$here/sphinx2rst.py" "$w/sphinx-7.2.6/doc/internals/$n.rst" > "$w/$n.rst"
   (cd "$w" && pandoc -f rst "$n.rst" -o "sphinx-$n.docx" && soffice --headless --convert-to pdf "sphinx-$n.docx" >/dev/null 2>&1)
   cp "$w/sphinx-$n.pdf" "$out/probe24/"
+done
+rm -rf "$w"
+# Probe 25: NumPy's governance document and process NEPs (0, 23, 46, and NEP 29 from NumPy 1.22
+# and 2.1) from the NumPy sdists on PyPI, made plain by sphinx2rst.py and typeset by rst2pdf
+# (reportlab; `pip install rst2pdf`). The sdists are fetched by URL from PyPI's simple index:
+# `pip download` of a NumPy sdist would build its metadata.
+mkdir -p "$out/probe25"
+w=$(mktemp -d)
+for f in numpy-2.1.3.tar.gz numpy-1.22.4.zip; do
+  url=$(curl -s https://pypi.org/simple/numpy/ | grep -o "href=\"[^\"]*/$f[^\"]*\"" | head -1 | sed 's/^href="//; s/"$//; s/&amp;/\&/g')
+  curl -sL -o "$w/$f" "$url"
+done
+(cd "$w" && tar xzf numpy-2.1.3.tar.gz numpy-2.1.3/doc && unzip -q numpy-1.22.4.zip 'numpy-1.22.4/doc/neps/*')
+new="$w/numpy-2.1.3/doc"
+for pair in "numpy-governance:$new/source/dev/governance/governance.rst" "nep0-process:$new/neps/nep-0000.rst" \
+  "nep23-backwards-compatibility:$new/neps/nep-0023-backwards-compatibility.rst" \
+  "nep46-sponsorship:$new/neps/nep-0046-sponsorship-guidelines.rst" \
+  "nep29-v2024:$new/neps/nep-0029-deprecation_policy.rst" \
+  "nep29-v2021:$w/numpy-1.22.4/doc/neps/nep-0029-deprecation_policy.rst"; do
+  n=${pair%%:*}
+  python3 "$here/sphinx2rst.py" "${pair#*:}" > "$w/$n.rst"
+  rst2pdf "$w/$n.rst" -o "$out/probe25/$n.pdf" 2>/dev/null
 done
 rm -rf "$w"

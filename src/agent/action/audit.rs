@@ -566,7 +566,14 @@ impl Agent<'_> {
                     .iter()
                     .map(|c| c.clause.without_polarity)
                     .collect();
-                let governs = audit::governing(&sims, &permissions, &narrow);
+                // The act the statement does, read as a rule reads it ("may be introduced in …"
+                // does "introduce"); a statement with no modal names none.
+                let own_act = audit::clause(&s.text).map(|c| c.act).unwrap_or_default();
+                let acting: Vec<bool> = candidates
+                    .iter()
+                    .map(|c| c.clause.act.iter().any(|a| own_act.contains(a)))
+                    .collect();
+                let governs = audit::governing(&sims, &permissions, &narrow, &acting);
                 let mut mine = Vec::new();
                 for (ci, c) in candidates.iter().enumerate() {
                     let sim = sims.get(ci).copied().unwrap_or(0.0);

@@ -471,9 +471,10 @@ impl Agent<'_> {
             .fold(0.0f32, f32::max);
         let evidence_texts: Vec<&str> = state.evidence.iter().map(|e| e.text.as_str()).collect();
         let mut missing = extractive::missing_anchors(own, &evidence_texts);
+        let mut numbers = extractive::missing_named_numbers(own, &evidence_texts);
         // A term that names a document the evidence comes from ("GPL" for "GPL-1") is about
         // which document, not about its content.
-        if !missing.is_empty() {
+        if !missing.is_empty() || !numbers.is_empty() {
             let mut names = String::new();
             for id in state
                 .evidence
@@ -487,6 +488,7 @@ impl Agent<'_> {
             }
             let names = names.to_lowercase();
             missing.retain(|a| !extractive::names_anchor(&names, a));
+            numbers.retain(|a| !extractive::names_anchor(&names, a));
         }
         // "Which encryption algorithm …": the thing the question asks which one of, named in
         // no retrieved passage.
@@ -506,6 +508,9 @@ impl Agent<'_> {
         if closeness >= extractive::SAID_OTHERWISE {
             missing.clear();
         }
+        // A version or clause number has no other words: one the question names and no
+        // passage holds stays missing however close the quotes come.
+        missing.extend(numbers);
         // A question whose every ask wants a value ("within how many hours", "how often") is
         // not answered by quotes that hold none of that kind.
         let quotes: Vec<&str> = citations

@@ -906,8 +906,17 @@ fn main_clause_until(l: &str, breaks: &[&str]) -> String {
 
 /// Where what a rule requires ends besides a framing clause: a concession ("…, but it need
 /// not be if …"), a clause after a semicolon ("…; nevertheless, take care not to …") and a
-/// purpose set off by a comma ("…, to spare users … and prevent …") say something of their own.
-const RULE_BREAKS: [&str; 5] = [", but ", "; ", ", to ", ", so as to ", ", in order to "];
+/// purpose set off by a comma ("…, to spare users … and prevent …") say something of their own,
+/// and so does the alternative a rule rules out ("be filed with the clerk instead of being
+/// sent by post"): it negates the alternative, not what the rule requires.
+const RULE_BREAKS: [&str; 6] = [
+    ", but ",
+    "; ",
+    ", to ",
+    ", so as to ",
+    ", in order to ",
+    " instead of ",
+];
 
 /// A rule's governed text without its content and relative clauses, each up to its comma or
 /// the end ("state that the package is not part of …", "any work that you distribute, … to
@@ -1677,11 +1686,18 @@ pub const GOVERNING_MARGIN: f32 = 0.15;
 /// permission: the rules within [`GOVERNING_MARGIN`] of the best-fitting rule, and every
 /// permission (a permission only ever clears a statement, it never flags one).
 ///
+/// `acting[i]`: clause `i` is about the act the statement does (see [`ACT_MARGIN`]).
+///
 /// `narrow[i]`: clause `i` binds only a measure, an order or a restriction
 /// ([`Clause::without_polarity`]); such a clause governs within the margin like any rule, but
 /// the margin is set by the best-fitting full rule when there is one: a schedule line that
 /// restates the statement's subject must not push the rule it breaks out of the margin.
-pub fn governing(similarities: &[f32], permission: &[bool], narrow: &[bool]) -> Vec<bool> {
+pub fn governing(
+    similarities: &[f32],
+    permission: &[bool],
+    narrow: &[bool],
+    acting: &[bool],
+) -> Vec<bool> {
     let is_permission = |i: usize| permission.get(i).copied().unwrap_or(false);
     let is_narrow = |i: usize| narrow.get(i).copied().unwrap_or(false);
     let best_of = |full: bool| {
@@ -1696,12 +1712,30 @@ pub fn governing(similarities: &[f32], permission: &[bool], narrow: &[bool]) -> 
         b if b.is_finite() => b,
         _ => best_of(false),
     };
-    similarities
+    let governs = similarities
         .iter()
         .enumerate()
         .map(|(i, s)| is_permission(i) || *s >= best - GOVERNING_MARGIN)
+        .collect::<Vec<bool>>();
+    // When no rule within the margin is about the act the statement does, the rules about it
+    // are looked for further off.
+    let is_acting = |i: usize| acting.get(i).copied().unwrap_or(false);
+    if (0..similarities.len()).any(|i| governs[i] && !is_permission(i) && is_acting(i)) {
+        return governs;
+    }
+    similarities
+        .iter()
+        .enumerate()
+        .map(|(i, s)| governs[i] || (is_acting(i) && *s >= best - ACT_MARGIN))
         .collect()
 }
+
+/// How far below the best-fitting rule a rule about the very act the statement does (its act
+/// is a word of the statement: "may be introduced in …" and "shall not be introduced in …")
+/// still governs it when no rule within [`GOVERNING_MARGIN`] is about that act: a list item
+/// read without the line that introduces its list fits the statement less well than it
+/// governs it. Higher judges more statements against a rule about their act.
+pub const ACT_MARGIN: f32 = 0.25;
 
 /// Splits the audited text into statements (headings of the pasted text are not statements).
 pub fn statements(source: &str) -> Vec<Statement> {
@@ -2395,6 +2429,22 @@ mod tests {
 
     #[test]
     fn prohibition_breached_only_when_the_statement_does_it() {
+        // Abstaining from an act is not doing it.
+        let rule = "A steward with an interest in a berth may join the debate on it, but must abstain from voting on it.";
+        assert!(
+            conflict(
+                "A steward with an interest in a berth may vote on it once the interest is declared.",
+                rule
+            )
+            .is_some()
+        );
+        assert_eq!(
+            conflict(
+                "A steward with an interest in a berth declares it and abstains from voting on it.",
+                rule
+            ),
+            None
+        );
         let rule = "Do not strip executables when installing them.";
         assert_eq!(
             conflict(
@@ -2480,6 +2530,17 @@ mod tests {
         assert_eq!(clause(rule).map(|c| c.positive), Some(true));
         assert_eq!(
             conflict("Complaints are answered within two days.", rule),
+            None
+        );
+        // Nor does the alternative a rule rules out.
+        let rule =
+            "Berth requests should be filed with the harbour clerk instead of being sent by post.";
+        assert_eq!(clause(rule).map(|c| c.positive), Some(true));
+        assert_eq!(
+            conflict(
+                "Berth requests are filed with the harbour clerk, who answers within a week.",
+                rule
+            ),
             None
         );
         // "un-" negates the word it prefixes.
@@ -2676,18 +2737,39 @@ mod tests {
             &[0.82, 0.70, 0.40, 0.10],
             &[false, false, false, true],
             &[false; 4],
+            &[false; 4],
         );
         assert_eq!(governs, [true, true, false, true]);
-        assert!(governing(&[], &[], &[]).is_empty());
+        assert!(governing(&[], &[], &[], &[]).is_empty());
         // A narrow clause closer to the statement does not push the rule out of the margin.
         assert_eq!(
-            governing(&[0.9, 0.6], &[false, false], &[true, false]),
+            governing(&[0.9, 0.6], &[false, false], &[true, false], &[false; 2]),
             [true, true]
         );
         // Without a full rule, the narrow clauses set the margin themselves.
         assert_eq!(
-            governing(&[0.9, 0.6], &[false, false], &[true, true]),
+            governing(&[0.9, 0.6], &[false, false], &[true, true], &[false; 2]),
             [true, false]
+        );
+        // A rule about the statement's own act governs it from further off when none of the
+        // closest does.
+        assert_eq!(
+            governing(
+                &[0.82, 0.62, 0.62],
+                &[false; 3],
+                &[false; 3],
+                &[false, true, false]
+            ),
+            [true, true, false]
+        );
+        assert_eq!(
+            governing(
+                &[0.82, 0.62, 0.62],
+                &[false; 3],
+                &[false; 3],
+                &[true, true, false]
+            ),
+            [true, false, false]
         );
     }
 

@@ -177,6 +177,37 @@ pub fn missing_anchors(question: &str, texts: &[&str]) -> Vec<String> {
         .collect()
 }
 
+/// The version and clause numbers a question names ("Python 3.13", "Rule 9.7.2", "section
+/// 4.2"): a number of two or more dotted parts after a capitalised word (not the question's
+/// first) or a reference noun. A passage about the thing such a number names holds the number:
+/// no other words say it, as they may say an acronym (see [`SAID_OTHERWISE`]).
+pub fn named_numbers(question: &str) -> Vec<String> {
+    let words: Vec<&str> = question.split_whitespace().collect();
+    let mut out: Vec<String> = Vec::new();
+    for (i, raw) in words.iter().enumerate().skip(2) {
+        let w = raw.trim_end_matches(|c: char| !c.is_ascii_digit());
+        let w = w.strip_suffix("'s").unwrap_or(w);
+        let dotted = w.split('.').count() >= 2
+            && w.split('.')
+                .all(|p| !p.is_empty() && p.chars().all(|c| c.is_ascii_digit()));
+        let before = words[i - 1].trim_matches(|c: char| !c.is_alphanumeric());
+        let names = before.starts_with(char::is_uppercase)
+            || lexicon::is_reference_noun(&before.to_lowercase());
+        if dotted && names && !out.iter().any(|o| o == w) {
+            out.push(w.to_owned());
+        }
+    }
+    out
+}
+
+/// The [`named_numbers`] of a question that none of the texts holds.
+pub fn missing_named_numbers(question: &str, texts: &[&str]) -> Vec<String> {
+    named_numbers(question)
+        .into_iter()
+        .filter(|n| !texts.iter().any(|t| contains_word(t, n)))
+        .collect()
+}
+
 /// The letters of an acronym anchor ("coo" of "COO", "mlro"): 2 to 6 letters, nothing else.
 fn anchor_letters(anchor: &str) -> Option<String> {
     let n = anchor.chars().count();
@@ -751,6 +782,15 @@ fn pick_from(
         return Vec::new();
     }
     credit_values(terms, &mut cands);
+    // A sentence that holds the length of time a "how long after …" question asks for (or the
+    // frequency of a "how often" one) says "long" in its own words.
+    if let Some((word, kind)) = value::time_degree(wanted, terms.keys()) {
+        for c in &mut cands {
+            if value::holds(kind, &c.sentence.text) {
+                c.stems.insert(word.clone());
+            }
+        }
+    }
     let scores: Vec<f32> = signals(terms, evidence, &cands, &[])
         .iter()
         .map(score)
@@ -1465,6 +1505,31 @@ mod tests {
                 .any(|p| p.sentence.text.contains("eighteen months")),
             "{picked:?}"
         );
+    }
+
+    #[test]
+    fn a_version_or_clause_number_a_question_names_must_be_in_a_passage() {
+        assert_eq!(
+            named_numbers("When does the marina stop accepting Tide 4.2 charts?"),
+            ["4.2"]
+        );
+        assert_eq!(
+            named_numbers("What does section 12.1.3 say about moorings?"),
+            ["12.1.3"]
+        );
+        // A quantity, a first word and a plain number name nothing.
+        assert!(named_numbers("Is the ratio above 2.5 for all boats?").is_empty());
+        assert!(named_numbers("Rule 3.2: who signs the log?").is_empty());
+        assert!(named_numbers("What changed in Tide 4?").is_empty());
+        let texts = [
+            "Tide 4.1 charts are accepted until March.",
+            "Tide 4.21 charts are the last.",
+        ];
+        assert_eq!(
+            missing_named_numbers("Are Tide 4.2 charts accepted?", &texts),
+            ["4.2"]
+        );
+        assert!(missing_named_numbers("Are Tide 4.1 charts accepted?", &texts).is_empty());
     }
 
     #[test]

@@ -123,10 +123,10 @@ pub const REMOVAL_VERBS: [&str; 12] = [
 ];
 
 /// Stems of verbs that keep something from happening ("avoid logging in as root", "refrain
-/// from", "disallow remote logins", "prevent access"): what they govern is to be absent, as
-/// if negated; see [`is_avoidance`].
-pub const AVOIDANCE_VERBS: [&str; 6] = [
-    "avoid", "refrain", "disallow", "forbid", "prohibit", "prevent",
+/// from", "abstain from voting", "recuse oneself from a decision", "disallow remote logins",
+/// "prevent access"): what they govern is to be absent, as if negated; see [`is_avoidance`].
+pub const AVOIDANCE_VERBS: [&str; 8] = [
+    "avoid", "refrain", "abstain", "recuse", "disallow", "forbid", "prohibit", "prevent",
 ];
 
 /// Whether one lower-case word is a form of an avoidance verb (the stem plus a short ending).
@@ -452,7 +452,14 @@ mod tests {
             assert!(is_removal(w), "{w}");
         }
         assert!(!is_removal("dropshipping"));
-        for w in ["avoided", "refrains", "disallowing", "prevents"] {
+        for w in [
+            "avoided",
+            "refrains",
+            "disallowing",
+            "prevents",
+            "abstained",
+            "recuses",
+        ] {
             assert!(is_avoidance(w), "{w}");
         }
         assert!(!is_avoidance("prevention-and-detection-team") && !is_avoidance("void"));

@@ -55,6 +55,11 @@ pub fn sentences(passage: &str) -> Vec<Sentence> {
         }
     };
     let mut line_start = 0usize;
+    let width = passage
+        .lines()
+        .map(|l| l.trim_end().chars().count())
+        .max()
+        .unwrap_or(0);
     while i < bytes.len() {
         let c = bytes[i];
         if c == b'\n' {
@@ -87,9 +92,22 @@ pub fn sentences(passage: &str) -> Vec<Sentence> {
                     || !line.chars().any(char::is_alphabetic));
             // A table row (cells apart by tabs, see `ingest::grid`) is a line of its own.
             let row = is_row(line) || passage[i + 1..].lines().next().is_some_and(is_row);
+            // The last line of a list item with no full stop, when the paragraph after the
+            // list starts on the next line ("• talks by maintainers\nIn addition, …").
+            let item_ends = next_upper
+                && opens_list_item(&passage[start..])
+                && ends_unwrapped(line, &passage[i + 1..], width);
+            // A line of symbols only (the "}" that closes a code example, "***") ends what
+            // it closes: no sentence runs on through it.
+            let symbols = next_upper
+                && !line.chars().any(char::is_alphanumeric)
+                && !line.starts_with(BULLETS)
+                && line.chars().any(|c| !c.is_whitespace());
             if bytes.get(i + 1) == Some(&b'\n')
                 || (next_upper && heading_like)
                 || bullet
+                || item_ends
+                || symbols
                 || clause
                 || row
                 || rule
@@ -197,6 +215,22 @@ pub fn opens_list_item(text: &str) -> bool {
             .next()
             .is_some_and(|c| c.is_alphanumeric() || matches!(c, '"' | '“' | '('))
 }
+
+/// Whether `line`, in a text whose longest line has `width` characters, ends where its text
+/// ends rather than where the page's margin wrapped it: the first word of the `next` text
+/// would have fit on it (with [`WRAP_SLACK`] to spare), and it does not stop on a function
+/// word ([`ends_mid_sentence`]). A wrapped line is full: the next word did not fit.
+fn ends_unwrapped(line: &str, next: &str, width: usize) -> bool {
+    let word = next.split_whitespace().next().unwrap_or("").chars().count();
+    let needs = line.chars().count() + 1 + word;
+    !ends_mid_sentence(line) && needs as f32 <= width as f32 * (1.0 - WRAP_SLACK)
+}
+
+/// The share of a text's widest line by which a line must fall short of it, its next word
+/// added, to count as unwrapped ([`ends_unwrapped`]): characters stand in for widths, and in a
+/// proportional font full lines differ in length by a few per cent. Higher keeps more items
+/// glued to the paragraph after them, lower cuts more wrapped items at a capitalised word.
+const WRAP_SLACK: f32 = 0.05;
 
 /// Whether a line stops where no heading or sentence can: on a function word ("… set out
 /// in") or on the noun of a cross-reference ("… described in section").
@@ -828,6 +862,44 @@ mod tests {
                 "• chat@example.org, for anything else\n  that does not fit."
             ]
         );
+    }
+
+    #[test]
+    fn a_list_item_or_a_code_example_ends_where_its_last_line_does() {
+        let passage = "Members of the sailing club get:\n\
+                       • a key to the boathouse and the use of the slipway in the summer season\n\
+                       • a locker\n\
+                       Guests pay a fee for each visit, and the harbour master keeps the list of all\n\
+                       guests of the day.\n\
+                       • a berth for one boat, with water and power, paid for by the month to the\n\
+                       Harbour Office\n\
+                       Boats left over winter are moved to the yard.";
+        let texts: Vec<String> = sentences(passage).into_iter().map(|s| s.text).collect();
+        assert_eq!(
+            texts,
+            [
+                "Members of the sailing club get:",
+                "• a key to the boathouse and the use of the slipway in the summer season",
+                "• a locker",
+                "Guests pay a fee for each visit, and the harbour master keeps the list of all\nguests of the day.",
+                // Wrapped before a name: the line stops on "the".
+                "• a berth for one boat, with water and power, paid for by the month to the\nHarbour Office",
+                "Boats left over winter are moved to the yard."
+            ]
+        );
+        // The brace that closes a code example ends it.
+        let code = "Set the flag:\nif (late) {\n  warn();\n}\nLate entries are refused.";
+        let texts: Vec<String> = sentences(code).into_iter().map(|s| s.text).collect();
+        assert_eq!(
+            texts.last().map(String::as_str),
+            Some("Late entries are refused.")
+        );
+        // A full line wrapped before a capitalised word stays with its item.
+        let full = "• the keys to every locker are kept at the office of the Harbour\n\
+                    Master, who signs them out to members on request.\n\
+                    Guests sign the visitors' book, which the harbour master keeps.";
+        let texts: Vec<String> = sentences(full).into_iter().map(|s| s.text).collect();
+        assert_eq!(texts.len(), 2, "{texts:?}");
     }
 
     #[test]

@@ -110,6 +110,36 @@ const HOW_DEGREES: [(&str, Kind); 14] = [
     ("late", Kind::Extent),
 ];
 
+/// The degree words of English's questions of time, by the kind of value that answers them:
+/// "how long" a length of time, "how often" a frequency (see [`time_degree`]).
+const TIME_DEGREES: [(&str, Kind); 2] = [("long", Kind::Duration), ("often", Kind::Frequency)];
+
+/// The degree word of a question of time among `terms` ("long" of "how long after launch may
+/// …"), with the kind of value that answers it, when the question asks that kind
+/// ([`Asks::values`]) and names no subject it measures ([`Asks::subject`]): the time is then
+/// the one between the events the question names, and a sentence that holds a value of that
+/// kind says "how long" in its own words ("at least 1 year between the two"). A question that
+/// measures a subject ("how long are passes kept") is answered by a value about that subject,
+/// which [`Asks::names_subject`] finds.
+pub fn time_degree<'a>(
+    asks: &Asks,
+    terms: impl IntoIterator<Item = &'a String>,
+) -> Option<(String, Kind)> {
+    if !asks.subject.is_empty() {
+        return None;
+    }
+    let terms: HashSet<&String> = terms.into_iter().collect();
+    TIME_DEGREES
+        .iter()
+        .filter(|(_, k)| {
+            asks.values
+                .iter()
+                .any(|v| v == k || (*v == Kind::Extent && *k == Kind::Duration))
+        })
+        .map(|(w, k)| (stem(w), *k))
+        .find(|(w, _)| terms.contains(w))
+}
+
 /// The asks of a question: the kinds of value some of them want and how many want none.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct Asks {
@@ -248,6 +278,11 @@ pub fn asks(question: &str) -> Asks {
                     out.units.extend(unit_named(part));
                     out.nouns.extend(value_noun(part));
                     out.counted.extend(counted_noun(part));
+                }
+                if matches!(
+                    k,
+                    Kind::Number | Kind::Extent | Kind::Duration | Kind::Frequency
+                ) {
                     out.subject.extend(measured_subject(part));
                 }
                 out.values.push(k);
@@ -302,8 +337,15 @@ fn kind_of(ask: &str) -> Option<Kind> {
                     Kind::Number
                 },
             ),
+            // "How much time …", "how much notice time …": a length of time, whatever verb
+            // of paying comes with it ("How much paid leave time …").
             "much" => Some(
-                if rest.iter().skip(1).take(3).any(|w| matches(&TIME_UNIT, w)) {
+                if rest
+                    .iter()
+                    .skip(1)
+                    .take(3)
+                    .any(|w| w == "time" || matches(&TIME_UNIT, w))
+                {
                     Kind::Duration
                 } else if word(1) == "money" || matches(&MONEY_VERB, ask) {
                     Kind::Money
@@ -605,9 +647,12 @@ fn amount_words() -> String {
         lexicon::number_words()
     )
 }
+/// A length of time: a number and its unit ("30 days", "two business days", "6 person-months"
+/// — effort counted in time), or a word for no time or all time ("immediately",
+/// "indefinitely").
 static DURATION_A: Pattern = LazyLock::new(|| {
     regex(&format!(
-        r"(?i)\b(\d+|{amounts})([ -](business|working|calendar|full))?[ -](second|minute|hour|day|week|month|quarter|year)s?\b|\b(indefinitely|permanently|immediately|promptly|without delay)\b",
+        r"(?i)\b(\d+|{amounts})([\s-](business|working|calendar|full))?[\s-]((person|man|staff|FTE)-)?(second|minute|hour|day|week|month|quarter|year)s?\b|\b(indefinitely|permanently|immediately|promptly|without delay)\b",
         amounts = amount_words()
     ))
 });
@@ -861,6 +906,53 @@ mod tests {
         // A count names nothing by its number alone.
         let count: Vec<String> = ["number", "locker"].map(String::from).to_vec();
         assert!(measure_nouns(&count).is_empty());
+    }
+
+    #[test]
+    fn a_question_of_time_between_events_is_answered_by_any_length_of_time() {
+        let terms = ["long".to_owned(), "launch".to_owned()];
+        let bounded = asks("How long after launch may a hull be repainted?");
+        assert_eq!(
+            time_degree(&bounded, &terms),
+            Some(("long".to_owned(), Kind::Duration))
+        );
+        let often = asks("How often, after a storm, must they be checked?");
+        assert_eq!(
+            time_degree(&often, &["often".to_owned()]),
+            Some(("often".to_owned(), Kind::Frequency))
+        );
+        // A question that measures a subject wants a value about it.
+        let kept = asks("How long are guest passes kept by the harbour office?");
+        assert_eq!(kept.subject, ["guest", "passes", "kept"].map(stem));
+        assert_eq!(time_degree(&kept, &terms), None);
+        let inspected = asks("How often is the whole slipway inspected?");
+        assert_eq!(time_degree(&inspected, &["often".to_owned()]), None);
+        assert_eq!(time_degree(&bounded, &["launch".to_owned()]), None);
+    }
+
+    #[test]
+    fn how_much_time_asks_for_a_length_of_time_counted_in_any_unit_of_effort() {
+        assert_eq!(
+            kinds("How much volunteer time must a member give the club?"),
+            (vec![Kind::Duration], 0)
+        );
+        assert_eq!(
+            kinds("How much paid leave time does a steward get?"),
+            (vec![Kind::Duration], 0)
+        );
+        assert_eq!(
+            kinds("How much is paid for a mooring?"),
+            (vec![Kind::Money], 0)
+        );
+        assert!(holds(
+            Kind::Duration,
+            "Each member gives 3 person-days of work on the slipway a season."
+        ));
+        assert!(holds(Kind::Duration, "The refit took two man-weeks."));
+        assert!(!holds(
+            Kind::Duration,
+            "The person-in-charge signs the log."
+        ));
     }
 
     #[test]
