@@ -1627,6 +1627,58 @@ async fn an_audit_flags_an_act_a_rule_requires_members_to_abstain_from() {
     assert_compliant(&agent, &p, &doc, request, "Panel rules. Panel members with an interest in a berth abstain from voting on it. A formal vote is held open for at least two weeks.").await;
 }
 
+/// A two-column newsletter printed by WeasyPrint (`harbour-newsletter.pdf`, see
+/// `fixtures/make-fixtures.sh`): manuals numbered after a lower-case name, a recommended count
+/// of people.
+async fn harbour_newsletter() -> OneDocument {
+    fixture_library("harbour-newsletter.pdf").await
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_version_after_a_lower_case_name_the_library_numbers_otherwise_is_refused() {
+    // Regression: "winch 3.0" was no version number (its name is not capitalised), and the
+    // answer quoted the manuals the yard does lend, numbered otherwise.
+    let (t, p, doc) = harbour_newsletter().await;
+    let agent = Agent::new(&t.lib).without_cache();
+    let question = "Where can members borrow the winch 3.0 manual?";
+    let turn = ask_about(&agent, &p, &doc, question).await;
+    assert_eq!(turn.answer.status, Status::Refused, "{}", turn.answer.text);
+    let question = "Where can members borrow the winch 2.1 manual?";
+    let turn = ask_about(&agent, &p, &doc, question).await;
+    assert_answered_quoting(&turn, "winch 2.1 manual");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_audit_counts_one_person_against_a_rule_that_counts_people() {
+    // Regression: "people" and "person" were different things counted, and one key holder
+    // came back compliant with a recommendation of three.
+    let (t, p, doc) = harbour_newsletter().await;
+    let agent = Agent::new(&t.lib).without_cache();
+    let request = "Check our pontoon rules against the newsletter.";
+    let (summaries, text) = audit_summaries(
+        &agent,
+        &p,
+        &doc,
+        request,
+        "Pontoon rules. One person holds the key to each pontoon gate.",
+    )
+    .await;
+    assert!(
+        summaries
+            .iter()
+            .any(|s| s.contains("at least three people")),
+        "{text}"
+    );
+    assert_compliant(
+        &agent,
+        &p,
+        &doc,
+        request,
+        "Pontoon rules. Four people hold the key to each pontoon gate.",
+    )
+    .await;
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_body_renamed_throughout_a_new_version_is_named_in_any_comparison_of_the_two() {
     // Regression: a new version that gives a body another name in every clause ("technical

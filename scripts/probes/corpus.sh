@@ -31,7 +31,8 @@
 # (linux-doc-6.1); probe 23 Django's governance and process documents typeset by LaTeX
 # (pandoc, from the Django sdist on PyPI); probe 24 Sphinx's release process and
 # organization pages (pandoc to Word, LibreOffice to PDF); probe 25 NumPy's governance document and
-# process NEPs typeset by rst2pdf. Needs enscript, ghostscript, groff, shared-mime-info, dpkg-dev's docs and
+# process NEPs typeset by rst2pdf; probe 26 scikit-learn's governance and pytest's policies printed by
+# WeasyPrint from pandoc's HTML. Needs enscript, ghostscript, groff, shared-mime-info, dpkg-dev's docs and
 # man-db's docs (the packages of a Debian 12 desktop), `apt-get download` of debian-faq,
 # harden-doc, debian-policy and doc-debian, and for probes 9 and 11 libreoffice-writer-nogui and the Python
 # packages python-docx and reportlab, and for probes 13 and 14 weasyprint and fpdf2.
@@ -208,5 +209,29 @@ for pair in "numpy-governance:$new/source/dev/governance/governance.rst" "nep0-p
   n=${pair%%:*}
   python3 "$here/sphinx2rst.py" "${pair#*:}" > "$w/$n.rst"
   rst2pdf "$w/$n.rst" -o "$out/probe25/$n.pdf" 2>/dev/null
+done
+rm -rf "$w"
+# Probe 26: scikit-learn's governance document (versions 0.24 and 1.5) and pytest's backwards
+# compatibility policy, contribution guide (two columns) and Tidelift page, from their sdists on
+# PyPI: made plain by sphinx2rst.py, turned into HTML by pandoc and printed by WeasyPrint
+# (probe26.css; the contribution guide in two columns).
+mkdir -p "$out/probe26"
+w=$(mktemp -d)
+for pair in scikit-learn:scikit_learn-1.5.2 scikit-learn:scikit-learn-0.24.2 pytest:pytest-8.3.3; do
+  f=${pair#*:}.tar.gz
+  url=$(curl -s "https://pypi.org/simple/${pair%%:*}/" | grep -o "href=\"[^\"]*/$f[^\"]*\"" | head -1 | sed 's/^href="//; s/"$//; s/&amp;/\&/g')
+  curl -sL -o "$w/$f" "$url" && (cd "$w" && tar xzf "$f")
+done
+for spec in "sklearn-governance-1.5:scikit_learn-1.5.2/doc/governance.rst:Scikit-learn governance (version 1.5):plain" \
+  "sklearn-governance-0.24:scikit-learn-0.24.2/doc/governance.rst:Scikit-learn governance (version 0.24):plain" \
+  "pytest-backwards-compatibility:pytest-8.3.3/doc/en/backwards-compatibility.rst:pytest backwards compatibility policy:plain" \
+  "pytest-contributing:pytest-8.3.3/CONTRIBUTING.rst:Contribution getting started:twocol" \
+  "pytest-tidelift:pytest-8.3.3/TIDELIFT.rst:pytest and Tidelift:plain"; do
+  IFS=: read -r n src title css <<< "$spec"
+  python3 "$here/sphinx2rst.py" "$w/$src" > "$w/$n.rst"
+  { printf '<!DOCTYPE html><html><head><meta charset="utf-8"><title>%s</title></head><body><h1>%s</h1>\n' "$title" "$title"
+    pandoc -f rst -t html5 "$w/$n.rst" 2>/dev/null
+    printf '</body></html>\n'; } > "$w/$n.html"
+  weasyprint -s "$here/probe26-$css.css" "$w/$n.html" "$out/probe26/$n.pdf" 2>/dev/null
 done
 rm -rf "$w"

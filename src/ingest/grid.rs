@@ -436,13 +436,14 @@ fn columns(lines: &[Line], region: &[&[usize]]) -> Vec<(f32, f32)> {
 }
 
 /// Two columns of running text (a two-column page), not a table: two columns of about the same
-/// width whose lines mostly fill them with [`RUNNING_WORDS`] words or more on average.
+/// width ([`RUNNING_WIDTHS`]) whose lines mostly fill them with [`RUNNING_WORDS`] words or more
+/// on average.
 fn running_text(lines: &[Line], region: &[&[usize]], cols: &[(f32, f32)]) -> bool {
     let [(a0, a1), (b0, b1)] = cols else {
         return false;
     };
     let (wa, wb) = (a1 - a0, b1 - b0);
-    if wa.min(wb) < 0.75 * wa.max(wb) {
+    if wa.min(wb) < RUNNING_WIDTHS * wa.max(wb) {
         return false;
     }
     let all: Vec<&Line> = region
@@ -515,6 +516,12 @@ fn column_of(cols: &[(f32, f32)], l: &Line) -> usize {
 
 /// How far apart, in points, the left edges of one column's lines may be.
 const ALIGN: f32 = 2.0;
+
+/// The narrower of two columns of running text spans at least this share of the wider: the
+/// columns of a page are as wide as each other, but the text of one may be indented (a quoted
+/// letter, a list) on both sides. Lower reads more two-column tables as running text, higher
+/// more two-column pages as tables.
+const RUNNING_WIDTHS: f32 = 0.6;
 
 /// Fewest words a line of running text holds on average; a table's cells hold a few.
 const RUNNING_WORDS: usize = 5;
@@ -912,6 +919,19 @@ mod tests {
                 548.0,
                 "words of the right column run on too",
             ));
+        }
+        assert!(page_text(&one_flow(lines)).is_none());
+        // ... also when one column quotes a letter, indented on both sides.
+        let mut lines = Vec::new();
+        for k in 0..8 {
+            let y = 40.0 + 12.0 * k as f32;
+            lines.push(line(
+                50.0,
+                y,
+                290.0,
+                "Words of the left column run on and on",
+            ));
+            lines.push(line(340.0, y, 498.0, "The quoted letter runs on as well"));
         }
         assert!(page_text(&one_flow(lines)).is_none());
         // A single band side by side (a running header and its page number) is no table.

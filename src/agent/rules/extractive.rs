@@ -177,33 +177,61 @@ pub fn missing_anchors(question: &str, texts: &[&str]) -> Vec<String> {
         .collect()
 }
 
-/// The version and clause numbers a question names ("Python 3.13", "Rule 9.7.2", "section
-/// 4.2"): a number of two or more dotted parts after a capitalised word (not the question's
-/// first) or a reference noun. A passage about the thing such a number names holds the number:
-/// no other words say it, as they may say an acronym (see [`SAID_OTHERWISE`]).
-pub fn named_numbers(question: &str) -> Vec<String> {
+/// The dotted numbers of a question ("3.13", "9.7.2") with the word before each (not the
+/// question's first word).
+fn numbered_words(question: &str) -> Vec<(&str, &str)> {
     let words: Vec<&str> = question.split_whitespace().collect();
-    let mut out: Vec<String> = Vec::new();
+    let mut out: Vec<(&str, &str)> = Vec::new();
     for (i, raw) in words.iter().enumerate().skip(2) {
         let w = raw.trim_end_matches(|c: char| !c.is_ascii_digit());
-        let w = w.strip_suffix("'s").unwrap_or(w);
-        let dotted = w.split('.').count() >= 2
-            && w.split('.')
-                .all(|p| !p.is_empty() && p.chars().all(|c| c.is_ascii_digit()));
         let before = words[i - 1].trim_matches(|c: char| !c.is_alphanumeric());
-        let names = before.starts_with(char::is_uppercase)
-            || lexicon::is_reference_noun(&before.to_lowercase());
-        if dotted && names && !out.iter().any(|o| o == w) {
-            out.push(w.to_owned());
+        if dotted(w) && !out.iter().any(|(_, n)| *n == w) {
+            out.push((before, w));
         }
     }
     out
 }
 
-/// The [`named_numbers`] of a question that none of the texts holds.
-pub fn missing_named_numbers(question: &str, texts: &[&str]) -> Vec<String> {
-    named_numbers(question)
+/// Whether `w` is a number of two or more dotted parts ("3.13", "9.7.2").
+fn dotted(w: &str) -> bool {
+    w.split('.').count() >= 2
+        && w.split('.')
+            .all(|p| !p.is_empty() && p.chars().all(|c| c.is_ascii_digit()))
+}
+
+/// The version and clause numbers a question names ("Python 3.13", "Rule 9.7.2", "section
+/// 4.2"): a number of two or more dotted parts after a capitalised word (not the question's
+/// first) or a reference noun. A passage about the thing such a number names holds the number:
+/// no other words say it, as they may say an acronym (see [`SAID_OTHERWISE`]).
+pub fn named_numbers(question: &str) -> Vec<String> {
+    numbered_words(question)
         .into_iter()
+        .filter(|(before, _)| {
+            before.starts_with(char::is_uppercase)
+                || lexicon::is_reference_noun(&before.to_lowercase())
+        })
+        .map(|(_, n)| n.to_owned())
+        .collect()
+}
+
+/// The version and clause numbers a question names ([`named_numbers`], and a number after a
+/// name the texts themselves write before dotted numbers: "pytest 9.0" where they write
+/// "pytest 8.0") that none of the texts holds.
+pub fn missing_named_numbers(question: &str, texts: &[&str]) -> Vec<String> {
+    let named = named_numbers(question);
+    let numbers_a_name = |name: &str| {
+        texts.iter().any(|t| {
+            let words: Vec<&str> = t.split_whitespace().collect();
+            words.windows(2).any(|w| {
+                w[0].eq_ignore_ascii_case(name)
+                    && dotted(w[1].trim_end_matches(|c: char| !c.is_ascii_digit()))
+            })
+        })
+    };
+    numbered_words(question)
+        .into_iter()
+        .filter(|(before, n)| named.iter().any(|x| x == n) || numbers_a_name(before))
+        .map(|(_, n)| n.to_owned())
         .filter(|n| !texts.iter().any(|t| contains_word(t, n)))
         .collect()
 }
@@ -356,11 +384,24 @@ pub struct Candidate {
     stems: HashSet<String>,
     /// Its position among the passage's sentences (and the pieces of long ones).
     position: usize,
-    /// A row of a table under the row that names its columns: a statement whatever its
-    /// length ("Low\tEvery 36 months" under "Risk rating\tPeriodic review").
-    headed_row: bool,
+    /// For a row of a table under the row that names its columns, that row: the row is a
+    /// statement whatever its length ("Low\tEvery 36 months" under "Risk rating\tPeriodic
+    /// review"), and its values are what its columns name.
+    header: Option<String>,
     /// For an item of a list, the line that introduces the list (see [`candidates`]).
     lead: Option<String>,
+}
+
+impl Candidate {
+    /// The sentence after the row that names its columns, for a row of a table ("pytest
+    /// version\tmin. Python version" before "7.1+\t3.7+"): a value in a row is the value of
+    /// what its column names.
+    fn with_header(&self) -> String {
+        match &self.header {
+            Some(h) => format!("{h}\n{}", self.sentence.text),
+            None => self.sentence.text.clone(),
+        }
+    }
 }
 
 /// The sentences of the evidence that could answer a question, in evidence order; headings and
@@ -419,8 +460,15 @@ pub fn candidates(evidence: &[Evidence]) -> Vec<Candidate> {
             inherited.extend(header.map(stems).unwrap_or_default());
             inherited.extend(lead.map(stems).unwrap_or_default());
             for piece in pieces(s, QUOTE_CHARS) {
-                let letters = piece.text.chars().filter(|c| c.is_alphabetic()).count();
-                if letters >= MIN_LETTERS {
+                // A row of numbers states them against its header's words ("7.1+\t3.7+"
+                // under "pytest version\tmin. Python version").
+                let letters = piece
+                    .text
+                    .chars()
+                    .chain(header.unwrap_or_default().chars())
+                    .filter(|c| c.is_alphabetic())
+                    .count();
+                if letters >= MIN_LETTERS && piece.text.chars().any(char::is_alphanumeric) {
                     let mut own = stems(&piece.text);
                     own.extend(inherited.iter().cloned());
                     if let Some((_, left)) = &mut asked
@@ -433,7 +481,7 @@ pub fn candidates(evidence: &[Evidence]) -> Vec<Candidate> {
                         stems: own,
                         sentence: piece,
                         position,
-                        headed_row: header.is_some(),
+                        header: header.map(str::to_owned),
                         lead: lead.map(str::to_owned),
                     });
                 }
@@ -713,7 +761,7 @@ pub fn signals(
                 rank: 1.0 - c.evidence as f32 / n_ev,
                 vector: e.vector_score,
                 similarity: similarity.get(i).copied().unwrap_or(0.0),
-                short: f32::from(u8::from(len < SHORT_CHARS && !c.headed_row)),
+                short: f32::from(u8::from(len < SHORT_CHARS && c.header.is_none())),
                 long: f32::from(u8::from(len > LONG_CHARS)),
             }
         })
@@ -878,7 +926,7 @@ fn pick_from(
         let gives = |i: usize, s: f32| {
             s >= VALUE_SHARE * best
                 && !chosen.contains(&i)
-                && wanted.answered_by(kind, &cands[i].sentence.text)
+                && wanted.answered_by(kind, &cands[i].with_header())
         };
         // First a sentence of a chosen document that names all of what the question measures
         // ("How long is the notice period …" and "The notice period is 2 weeks"), itself or
@@ -1434,6 +1482,17 @@ mod tests {
     }
 
     #[test]
+    fn a_row_of_numbers_answers_with_the_names_of_its_columns() {
+        let page = "Berths are given out by the length of the boat.\n\nBoat length\tMin. berth width\nup to 8 m\t3.2 m\n8.5 - 12\t4.1\nOwners of longer boats ask the harbour master.";
+        let q = "What is the minimum berth width for boats of 8.5 to 12 metres?";
+        let picked = pick_answer(&question_terms(q, ""), &[ev(page, 0)], 2, &value::asks(q));
+        assert!(
+            picked.iter().any(|p| p.sentence.text == "8.5 - 12\t4.1"),
+            "{picked:?}"
+        );
+    }
+
+    #[test]
     fn a_list_item_answers_with_the_words_of_the_line_that_introduces_it() {
         let page = "Luggage\n-------\nThe ferry takes bags on deck. Hand luggage the ferry accepts on board:\n- It must fit under a seat.\n- It cannot weigh more than 12 kg.\nBikes ride on the car deck.";
         let terms = question_terms("How heavy may hand luggage on the ferry be?", "");
@@ -1530,6 +1589,15 @@ mod tests {
             ["4.2"]
         );
         assert!(missing_named_numbers("Are Tide 4.1 charts accepted?", &texts).is_empty());
+        // A name the texts write before version numbers names a version in lower case too.
+        let texts = ["The winch 2.1 manual replaces the winch 1.4 manual."];
+        assert_eq!(
+            missing_named_numbers("Where is the winch 3.0 manual kept?", &texts),
+            ["3.0"]
+        );
+        assert!(
+            missing_named_numbers("Is a ratio above 2.5 kept for all winches?", &texts).is_empty()
+        );
     }
 
     #[test]

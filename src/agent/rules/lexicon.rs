@@ -332,10 +332,26 @@ pub const IRREGULAR_FORMS: [(&str, &str); 46] = [
     ("thought", "think"),
 ];
 
-/// The base of an irregular past form ([`IRREGULAR_FORMS`]; looked up for every word stemmed).
+/// Irregular plurals of English nouns, with the singular: a rule counts "three people", a text
+/// "one person" (see `text::stem`).
+pub const IRREGULAR_PLURALS: [(&str, &str); 5] = [
+    ("people", "person"),
+    ("men", "man"),
+    ("women", "woman"),
+    ("children", "child"),
+    ("feet", "foot"),
+];
+
+/// The base of an irregular form: a verb's past ([`IRREGULAR_FORMS`]) or a noun's plural
+/// ([`IRREGULAR_PLURALS`]); looked up for every word stemmed.
 pub fn irregular_base(form: &str) -> Option<&'static str> {
     static BASES: std::sync::LazyLock<std::collections::HashMap<&str, &str>> =
-        std::sync::LazyLock::new(|| IRREGULAR_FORMS.into_iter().collect());
+        std::sync::LazyLock::new(|| {
+            IRREGULAR_FORMS
+                .into_iter()
+                .chain(IRREGULAR_PLURALS)
+                .collect()
+        });
     BASES.get(form).copied()
 }
 

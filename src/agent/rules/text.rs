@@ -128,12 +128,15 @@ pub fn sentences(passage: &str) -> Vec<Sentence> {
                 ch.is_uppercase() || ch.is_ascii_digit() || matches!(ch, '"' | '(' | '“')
             });
             let abbreviation = c == b'.' && ends_with_abbreviation(&passage[start..i]);
+            // A table row is one statement, its cells apart by tabs ("pytest version\tmin.
+            // Python version"): a full stop inside a cell ends no sentence.
+            let in_row = passage[line_start..].lines().next().is_some_and(is_row);
             // "7. Breaches": the dot of a clause number ends no sentence.
             let number = passage[start..i]
                 .trim()
                 .chars()
                 .all(|ch| ch.is_ascii_digit() || ch == '.');
-            if (at_end || (spaced && opens)) && !abbreviation && !number {
+            if (at_end || (spaced && opens)) && !abbreviation && !number && !in_row {
                 push(&mut out, start, i + 1);
                 start = i + 1;
             }
@@ -460,12 +463,13 @@ pub fn content_terms(text: &str) -> Vec<String> {
 
 /// A crude English stem so "retained"/"retention"/"retains" and "penalties"/"penalty" meet,
 /// the British and American spellings of a word ([`spelling::american`]), and an irregular
-/// verb's past forms and its base ("kept"/"keep", `lexicon::IRREGULAR_FORMS`).
+/// form and its base (a verb's past, "kept"/"keep", `lexicon::IRREGULAR_FORMS`; a noun's
+/// plural, "people"/"person", `lexicon::IRREGULAR_PLURALS`).
 ///
 /// [`spelling::american`]: crate::index::spelling::american
 pub fn stem(word: &str) -> String {
     let w = crate::index::spelling::american(&word.to_lowercase());
-    // "sent"/"send", "kept"/"keep": an irregular form meets its verb's base.
+    // "sent"/"send", "kept"/"keep", "people"/"person": an irregular form meets its base.
     let w = match crate::agent::rules::lexicon::irregular_base(&w) {
         Some(base) => base.to_owned(),
         None => w,
@@ -960,20 +964,20 @@ mod tests {
 
     #[test]
     fn a_table_row_is_a_sentence_and_its_table_s_first_row_is_found() {
-        let page = "Moorings are paid in advance.\n\nBerth class\tSeason fee\nVisitor\t40 crowns a night\nResident\t900 crowns\nKeys are returned at the end of the stay.";
+        let page = "Moorings are paid in advance.\n\nBerth class\tSeason fee\tMin. Stay\nVisitor\t40 crowns a night\t1 night\nResident\t900 crowns\t6 months\nKeys are returned at the end of the stay.";
         let texts: Vec<String> = sentences(page).into_iter().map(|s| s.text).collect();
         assert_eq!(
             texts,
             vec![
                 "Moorings are paid in advance.",
-                "Berth class\tSeason fee",
-                "Visitor\t40 crowns a night",
-                "Resident\t900 crowns",
+                "Berth class\tSeason fee\tMin. Stay",
+                "Visitor\t40 crowns a night\t1 night",
+                "Resident\t900 crowns\t6 months",
                 "Keys are returned at the end of the stay.",
             ]
         );
         let at = |t: &str| page.find(t).unwrap();
-        let header = Some((at("Berth class"), "Berth class\tSeason fee"));
+        let header = Some((at("Berth class"), "Berth class\tSeason fee\tMin. Stay"));
         assert_eq!(table_header(page, at("Resident")), header);
         assert_eq!(table_header(page, at("Berth class")), header);
         assert_eq!(table_header(page, at("Keys")), None);
@@ -1117,6 +1121,10 @@ mod tests {
         assert_eq!(stem("typesetting"), stem("typeset"));
         assert_eq!(stem("submitted"), stem("submit"));
         assert_eq!(stem("called"), "call");
+        // Irregular forms meet their base: a verb's past, a noun's plural.
+        assert_eq!(stem("kept"), stem("keep"));
+        assert_eq!(stem("people"), stem("person"));
+        assert_eq!(stem("children"), stem("child"));
     }
 
     #[test]
