@@ -20,8 +20,11 @@ pub struct Sentence {
     pub text: String,
 }
 
-const ABBREVIATIONS: [&str; 14] = [
+/// Abbreviations whose full stop ends no sentence ("e.g.", "para.", "min." and "max." of a
+/// table header such as "Min. width").
+const ABBREVIATIONS: [&str; 16] = [
     "e.g", "i.e", "etc", "cf", "vs", "no", "sec", "art", "para", "fig", "mr", "dr", "inc", "st",
+    "min", "max",
 ];
 
 /// Bullet glyphs that open a list item.
@@ -128,15 +131,12 @@ pub fn sentences(passage: &str) -> Vec<Sentence> {
                 ch.is_uppercase() || ch.is_ascii_digit() || matches!(ch, '"' | '(' | '“')
             });
             let abbreviation = c == b'.' && ends_with_abbreviation(&passage[start..i]);
-            // A table row is one statement, its cells apart by tabs ("pytest version\tmin.
-            // Python version"): a full stop inside a cell ends no sentence.
-            let in_row = passage[line_start..].lines().next().is_some_and(is_row);
             // "7. Breaches": the dot of a clause number ends no sentence.
             let number = passage[start..i]
                 .trim()
                 .chars()
                 .all(|ch| ch.is_ascii_digit() || ch == '.');
-            if (at_end || (spaced && opens)) && !abbreviation && !number && !in_row {
+            if (at_end || (spaced && opens)) && !abbreviation && !number {
                 push(&mut out, start, i + 1);
                 start = i + 1;
             }
