@@ -32,7 +32,7 @@
 # (pandoc, from the Django sdist on PyPI); probe 24 Sphinx's release process and
 # organization pages (pandoc to Word, LibreOffice to PDF); probe 25 NumPy's governance document and
 # process NEPs typeset by rst2pdf; probe 26 scikit-learn's governance and pytest's policies printed by
-# WeasyPrint from pandoc's HTML. Needs enscript, ghostscript, groff, shared-mime-info, dpkg-dev's docs and
+# WeasyPrint from pandoc's HTML; probe 27 Matplotlib's policies through pandoc's ms and groff. Needs enscript, ghostscript, groff, shared-mime-info, dpkg-dev's docs and
 # man-db's docs (the packages of a Debian 12 desktop), `apt-get download` of debian-faq,
 # harden-doc, debian-policy and doc-debian, and for probes 9 and 11 libreoffice-writer-nogui and the Python
 # packages python-docx and reportlab, and for probes 13 and 14 weasyprint and fpdf2.
@@ -233,5 +233,19 @@ for spec in "sklearn-governance-1.5:scikit_learn-1.5.2/doc/governance.rst:Scikit
     pandoc -f rst -t html5 "$w/$n.rst" 2>/dev/null
     printf '</body></html>\n'; } > "$w/$n.html"
   weasyprint -s "$here/probe26-$css.css" "$w/$n.html" "$out/probe26/$n.pdf" 2>/dev/null
+done
+rm -rf "$w"
+# Probe 27: Matplotlib's dependency version policy and API guidelines from the Matplotlib sdist
+# on PyPI, made plain by sphinx2rst.py, written as ms by pandoc and typeset by groff -t -ms.
+mkdir -p "$out/probe27"
+w=$(mktemp -d)
+url=$(curl -s https://pypi.org/simple/matplotlib/ | grep -o 'href="[^"]*/matplotlib-3.9.2.tar.gz[^"]*"' | head -1 | sed 's/^href="//; s/"$//; s/&amp;/\&/g')
+curl -sL -o "$w/mpl.tar.gz" "$url" && (cd "$w" && tar xzf mpl.tar.gz matplotlib-3.9.2/doc/devel)
+for pair in mpl-dependency-policy:min_dep_policy mpl-api-guidelines:api_changes; do
+  n=${pair%%:*}
+  python3 "$here/sphinx2rst.py" "$w/matplotlib-3.9.2/doc/devel/${pair#*:}.rst" | grep -v '^\.\. \(toctree\|redirect-from\)::' > "$w/$n.rst"
+  pandoc -f rst -t ms -s "$w/$n.rst" -o "$w/$n.ms" 2>/dev/null
+  groff -t -ms -Tps -k "$w/$n.ms" 2>/dev/null > "$w/$n.ps"
+  ps2pdf "$w/$n.ps" "$out/probe27/$n.pdf"
 done
 rm -rf "$w"

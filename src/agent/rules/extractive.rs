@@ -898,12 +898,12 @@ fn pick_from(
         }
         k += 1;
     }
-    // A value the question asks for and no chosen sentence holds: the best sentence that holds
-    // one of that kind.
+    // A value the question asks for and no chosen sentence gives (a number next to what the
+    // question counts, not any number): the best sentence that gives one of that kind.
     for &kind in &wanted.values {
         if chosen
             .iter()
-            .any(|&j| value::holds(kind, &cands[j].sentence.text))
+            .any(|&j| wanted.answered_by(kind, &cands[j].with_header()))
         {
             continue;
         }
@@ -1488,6 +1488,20 @@ mod tests {
         let picked = pick_answer(&question_terms(q, ""), &[ev(page, 0)], 2, &value::asks(q));
         assert!(
             picked.iter().any(|p| p.sentence.text == "8.5 - 12\t4.1"),
+            "{picked:?}"
+        );
+    }
+
+    #[test]
+    fn a_count_is_looked_for_when_the_chosen_sentences_hold_only_other_numbers() {
+        // The best sentence holds a number, but not of the berths the question counts.
+        let page = "Visitor berths of the marina are kept free of charge for the first 2 nights.\n\nIn summer six berths stay empty for visitors.";
+        let q = "How many visitor berths of the marina are kept free?";
+        let picked = pick_answer(&question_terms(q, ""), &[ev(page, 0)], 1, &value::asks(q));
+        assert!(
+            picked
+                .iter()
+                .any(|p| p.sentence.text.contains("six berths")),
             "{picked:?}"
         );
     }

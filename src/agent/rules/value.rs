@@ -545,10 +545,16 @@ fn counted_noun(ask: &str) -> Option<String> {
                 && lexicon::PREPOSITIONS.contains(&next)
                 && !lexicon::ends_like_plural(&words[k])
     };
+    // A noun that names a document or a version is a word of the phrase too, though no
+    // content word of a question ("how many minor versions of …").
+    let worded = |w: &str| {
+        !content_terms(w).is_empty()
+            || lexicon::DOCUMENT_NOUNS.contains(&w.strip_suffix('s').unwrap_or(w))
+    };
     words
         .iter()
         .enumerate()
-        .take_while(|(k, w)| !content_terms(w).is_empty() && !verb(*k))
+        .take_while(|(k, w)| worded(w) && !verb(*k))
         .map(|(_, w)| w)
         .last()
         .filter(|w| !matches!(TIME_UNIT.as_ref(), Some(re) if re.is_match(w)))
@@ -1026,6 +1032,11 @@ mod tests {
             ["guests"]
         );
         assert!(counted("How many days may a guest stay?").is_empty());
+        // A version is what is counted, though no content word of a question.
+        assert_eq!(
+            counted("How many earlier versions of the tide tables are kept?"),
+            ["versions"]
+        );
         assert!(counted("What maximum length may a mooring line have?").is_empty());
         // Such an ask is met only by a number that counts that thing.
         let a = asks("How many guests may a member bring?");
