@@ -903,37 +903,30 @@ mod tests {
             ),
         ]);
         assert!(page_text(&prose).is_none());
-        // Two columns of a newsletter: lines fill their columns.
-        let mut lines = Vec::new();
-        for k in 0..8 {
-            let y = 40.0 + 12.0 * k as f32;
-            lines.push(line(
-                50.0,
-                y,
-                290.0,
-                "words of the left column run on and on",
-            ));
-            lines.push(line(
-                310.0,
-                y,
-                548.0,
-                "words of the right column run on too",
-            ));
-        }
-        assert!(page_text(&one_flow(lines)).is_none());
+        // Two columns of a newsletter, eight lines each: the right one spans `right`.
+        let columns = |left: &str, right: (f32, f32), text: &str| {
+            let mut lines = Vec::new();
+            for k in 0..8 {
+                let y = 40.0 + 12.0 * k as f32;
+                lines.push(line(50.0, y, 290.0, left));
+                lines.push(line(right.0, y, right.1, text));
+            }
+            one_flow(lines)
+        };
+        // Lines fill their columns.
+        let newsletter = columns(
+            "words of the left column run on and on",
+            (310.0, 548.0),
+            "words of the right column run on too",
+        );
+        assert!(page_text(&newsletter).is_none());
         // ... also when one column quotes a letter, indented on both sides.
-        let mut lines = Vec::new();
-        for k in 0..8 {
-            let y = 40.0 + 12.0 * k as f32;
-            lines.push(line(
-                50.0,
-                y,
-                290.0,
-                "Words of the left column run on and on",
-            ));
-            lines.push(line(340.0, y, 498.0, "The quoted letter runs on as well"));
-        }
-        assert!(page_text(&one_flow(lines)).is_none());
+        let letter = columns(
+            "Words of the left column run on and on",
+            (340.0, 498.0),
+            "The quoted letter runs on as well",
+        );
+        assert!(page_text(&letter).is_none());
         // A single band side by side (a running header and its page number) is no table.
         let header = one_flow(vec![
             line(50.0, 10.0, 200.0, "Chapter 2: Moorings"),

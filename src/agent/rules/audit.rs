@@ -1730,9 +1730,9 @@ pub fn governing(
         .collect()
 }
 
-/// How far below the best-fitting rule a rule about the very act the statement does (its act
-/// is a word of the statement: "may be introduced in …" and "shall not be introduced in …")
-/// still governs it when no rule within [`GOVERNING_MARGIN`] is about that act: a list item
+/// How far below the best-fitting rule a rule about the very act the statement does (the
+/// statement read as a rule names the same act: "may be introduced in …" and "shall not be
+/// introduced in …") still governs it when no rule within [`GOVERNING_MARGIN`] is about that act: a list item
 /// read without the line that introduces its list fits the statement less well than it
 /// governs it. Higher judges more statements against a rule about their act.
 pub const ACT_MARGIN: f32 = 0.25;
