@@ -159,6 +159,10 @@ pub struct Asks {
     /// The things an ask counts ("how many failed attempts", "the number of reviewers"); see
     /// [`Asks::unmet_in`].
     pub counted: Vec<String>,
+    /// The degree words of "how …" asks ("old" of "how old", "long" of "how long"): a text
+    /// that answers with the degree as far as a need allows ("as old as practical", "for as
+    /// long as necessary") answers it without a number; see [`AS_FAR_AS_NEEDED`].
+    pub degrees: Vec<String>,
 }
 
 impl Asks {
@@ -167,6 +171,9 @@ impl Asks {
     /// a number about something else ("only one package may …") does not answer "how many
     /// reviewers". Durations, frequencies and amounts carry their own units.
     pub fn answered_by(&self, kind: Kind, sentence: &str) -> bool {
+        if self.says_degree(sentence) {
+            return true;
+        }
         if kind == Kind::Extent {
             return self.meets(kind, sentence);
         }
@@ -217,10 +224,25 @@ impl Asks {
         self.values.iter().copied().find(|k| !self.meets(*k, text))
     }
 
+    /// Whether `text` answers one of the question's degree words ([`Asks::degrees`]) with
+    /// that degree as far as a need allows ("How old may … be?" and "support as old as
+    /// practical").
+    fn says_degree(&self, text: &str) -> bool {
+        AS_FAR_AS_NEEDED.as_ref().is_some_and(|re| {
+            re.captures_iter(text).any(|c| {
+                c.get(1).is_some_and(|d| {
+                    self.degrees
+                        .iter()
+                        .any(|x| x.eq_ignore_ascii_case(d.as_str()))
+                })
+            })
+        })
+    }
+
     /// Whether `text` holds a value of `kind` as this question asks it: a number asked in a
     /// unit only in that unit, and "how long" also by a time an event bounds.
     fn meets(&self, kind: Kind, text: &str) -> bool {
-        if kind == Kind::Extent && matches(&BOUNDED_TIME, text) {
+        if self.says_degree(text) || (kind == Kind::Extent && matches(&BOUNDED_TIME, text)) {
             true
         } else if matches!(kind, Kind::Number | Kind::Extent) && !self.units.is_empty() {
             self.units.iter().all(|u| holds_in(u, text))
@@ -246,6 +268,14 @@ static TIME_UNIT: Pattern = LazyLock::new(|| {
     regex(r"(?i)^(?:seconds?|minutes?|hours?|days?|weeks?|months?|years?|quarters?)$")
 });
 static MONEY_VERB: Pattern = LazyLock::new(|| regex(r"(?i)\b(pay|paid|cost|costs|charge\w*)\b"));
+/// A degree stated as far as a need or a means allows, with the degree word: "as old as
+/// practical", "for as long as necessary", "as soon as reasonably practicable". English's
+/// answer to a question of degree when a document sets no number.
+static AS_FAR_AS_NEEDED: Pattern = LazyLock::new(|| {
+    regex(
+        r"(?i)\bas\s+(\w+)\s+as\s+(?:is\s+|it\s+is\s+|they\s+are\s+)?(?:reasonably\s+)?(?:possible|practical|practicable|necessary|needed|required|appropriate|feasible)\b",
+    )
+});
 
 /// Reads the asks of a question.
 pub fn asks(question: &str) -> Asks {
@@ -274,6 +304,13 @@ pub fn asks(question: &str) -> Asks {
         }
         match kind_of(part) {
             Some(k) => {
+                if let Some((wh, rest)) = interrogative(part)
+                    && wh == "how"
+                    && let Some(degree) = rest.first()
+                    && !matches!(degree.as_str(), "many" | "much")
+                {
+                    out.degrees.push(degree.clone());
+                }
                 if matches!(k, Kind::Number | Kind::Extent) {
                     out.units.extend(unit_named(part));
                     out.nouns.extend(value_noun(part));
@@ -937,6 +974,27 @@ mod tests {
     }
 
     #[test]
+    fn a_degree_as_far_as_a_need_allows_answers_a_question_of_that_degree() {
+        let old = asks("How old may the charts in the chart room be?");
+        assert_eq!(old.unmet("Charts are kept as old as practical."), None);
+        assert_eq!(
+            old.unmet("Charts are replaced when the office can."),
+            Some(Kind::Number)
+        );
+        let long = asks("How long are berth contracts kept?");
+        assert_eq!(
+            long.unmet("Contracts are kept for as long as necessary."),
+            None
+        );
+        assert!(long.answered_by(Kind::Extent, "kept for as long as is needed"));
+        // Another degree's idiom answers nothing.
+        assert_eq!(
+            long.unmet("Contracts are signed as soon as possible."),
+            Some(Kind::Extent)
+        );
+    }
+
+    #[test]
     fn how_much_time_asks_for_a_length_of_time_counted_in_any_unit_of_effort() {
         assert_eq!(
             kinds("How much volunteer time must a member give the club?"),
@@ -968,6 +1026,7 @@ mod tests {
             &INTERROGATIVE,
             &TIME_UNIT,
             &MONEY_VERB,
+            &AS_FAR_AS_NEEDED,
             &DURATION_A,
             &FREQUENCY_A,
             &MONEY_A,
