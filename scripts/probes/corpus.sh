@@ -32,7 +32,8 @@
 # (pandoc, from the Django sdist on PyPI); probe 24 Sphinx's release process and
 # organization pages (pandoc to Word, LibreOffice to PDF); probe 25 NumPy's governance document and
 # process NEPs typeset by rst2pdf; probe 26 scikit-learn's governance and pytest's policies printed by
-# WeasyPrint from pandoc's HTML; probe 27 Matplotlib's policies through pandoc's ms and groff. Needs enscript, ghostscript, groff, shared-mime-info, dpkg-dev's docs and
+# WeasyPrint from pandoc's HTML; probe 27 Matplotlib's policies through pandoc's ms and groff; probe 28
+# a code of conduct and a community guide through pandoc, Word and LibreOffice. Needs enscript, ghostscript, groff, shared-mime-info, dpkg-dev's docs and
 # man-db's docs (the packages of a Debian 12 desktop), `apt-get download` of debian-faq,
 # harden-doc, debian-policy and doc-debian, and for probes 9 and 11 libreoffice-writer-nogui and the Python
 # packages python-docx and reportlab, and for probes 13 and 14 weasyprint and fpdf2.
@@ -248,4 +249,19 @@ for pair in mpl-dependency-policy:min_dep_policy mpl-api-guidelines:api_changes;
   groff -t -ms -Tps -k "$w/$n.ms" 2>/dev/null > "$w/$n.ps"
   ps2pdf "$w/$n.ps" "$out/probe27/$n.pdf"
 done
+rm -rf "$w"
+# Probe 28: pytest's code of conduct (Markdown) and Matplotlib's community management guide,
+# through pandoc to Word and LibreOffice to PDF.
+mkdir -p "$out/probe28"
+w=$(mktemp -d)
+for pair in pytest:pytest-8.3.3 matplotlib:matplotlib-3.9.2; do
+  f=${pair#*:}.tar.gz
+  url=$(curl -s "https://pypi.org/simple/${pair%%:*}/" | grep -o "href=\"[^\"]*/$f[^\"]*\"" | head -1 | sed 's/^href="//; s/"$//; s/&amp;/\&/g')
+  curl -sL -o "$w/$f" "$url" && (cd "$w" && tar xzf "$f")
+done
+pandoc -f gfm "$w/pytest-8.3.3/CODE_OF_CONDUCT.md" -o "$w/pytest-code-of-conduct.docx"
+python3 "$here/sphinx2rst.py" "$w/matplotlib-3.9.2/doc/devel/communication_guide.rst" > "$w/mpl-community-guide.rst"
+pandoc -f rst "$w/mpl-community-guide.rst" -o "$w/mpl-community-guide.docx" 2>/dev/null
+(cd "$w" && soffice --headless --convert-to pdf pytest-code-of-conduct.docx mpl-community-guide.docx >/dev/null 2>&1)
+cp "$w/pytest-code-of-conduct.pdf" "$w/mpl-community-guide.pdf" "$out/probe28/"
 rm -rf "$w"

@@ -784,6 +784,13 @@ static BOUNDED_TIME: Pattern = LazyLock::new(|| {
         r"(?i)\b(until|till|as long as|throughout|for the (?:whole |entire |full )?(?:day|week|month|year|duration|life|lifetime|term|length) of)\b",
     )
 });
+/// A share written as a fraction in words: "a quarter", "one third", "two-thirds", "half of".
+/// ("Third" alone is an ordinal and "half" alone often a part of a year: neither counts.)
+static FRACTION_A: Pattern = LazyLock::new(|| {
+    regex(
+        r"(?i)\b(?:(?:a|one|two|three|four|five)[\s-](?:half|third|quarter|fifth|tenth)s?|(?:two|three|four)[\s-](?:thirds|quarters|fifths)|half\s+(?:of|the|a|an))\b",
+    )
+});
 /// A number written as digits or words; a dotted clause number ("4.2.1") is a reference, not
 /// a value, and is skipped by [`holds`].
 static NUMBER_A: Pattern = LazyLock::new(|| {
@@ -850,13 +857,16 @@ pub fn holds(kind: Kind, text: &str) -> bool {
         Kind::Duration => holds_duration(text),
         Kind::Frequency => matches(&FREQUENCY_A, text),
         Kind::Money => matches(&MONEY_A, text),
-        Kind::Number => NUMBER_A.as_ref().is_some_and(|re| {
-            re.find_iter(text).any(|m| {
-                m.as_str().matches('.').count() < 2
-                    && !names_a_reference(&text[..m.start()])
-                    && !enumerates(&text[..m.start()], &text[m.end()..])
-            })
-        }),
+        Kind::Number => {
+            matches(&FRACTION_A, text)
+                || NUMBER_A.as_ref().is_some_and(|re| {
+                    re.find_iter(text).any(|m| {
+                        m.as_str().matches('.').count() < 2
+                            && !names_a_reference(&text[..m.start()])
+                            && !enumerates(&text[..m.start()], &text[m.end()..])
+                    })
+                })
+        }
         Kind::Extent => {
             holds(Kind::Number, text) || matches(&BOUNDED_TIME, text) || holds_duration(text)
         }
@@ -974,6 +984,22 @@ mod tests {
     }
 
     #[test]
+    fn a_fraction_in_words_is_a_number() {
+        let share = asks("How much of the club's budget may go to travel?");
+        assert_eq!(
+            share.unmet("Travel should take no more than about a quarter of the budget."),
+            None
+        );
+        assert_eq!(share.unmet("Two-thirds of the members must agree."), None);
+        assert_eq!(share.unmet("Half of the berths are for visitors."), None);
+        // An ordinal and "on behalf of" are no share.
+        assert_eq!(
+            share.unmet("The third party acts on behalf of the club."),
+            Some(Kind::Number)
+        );
+    }
+
+    #[test]
     fn a_degree_as_far_as_a_need_allows_answers_a_question_of_that_degree() {
         let old = asks("How old may the charts in the chart room be?");
         assert_eq!(old.unmet("Charts are kept as old as practical."), None);
@@ -1027,6 +1053,7 @@ mod tests {
             &TIME_UNIT,
             &MONEY_VERB,
             &AS_FAR_AS_NEEDED,
+            &FRACTION_A,
             &DURATION_A,
             &FREQUENCY_A,
             &MONEY_A,
