@@ -485,6 +485,12 @@ impl Agent<'_> {
         let embedder = self.lib.embedder().await?;
         let mut findings = Vec::new();
         let mut checked = Vec::new();
+        // The act each statement does, read as a rule reads it ("may be introduced in …" does
+        // "introduce"); a statement with no modal names none.
+        let own_acts: Vec<HashSet<String>> = statements
+            .iter()
+            .map(|s| audit::clause(&s.text).map(|c| c.act).unwrap_or_default())
+            .collect();
         for (t, all) in per_target {
             // A clause sharing no term with any statement can meet no rule: not embedded.
             let candidates: Vec<&Candidate> = all
@@ -566,12 +572,9 @@ impl Agent<'_> {
                     .iter()
                     .map(|c| c.clause.without_polarity)
                     .collect();
-                // The act the statement does, read as a rule reads it ("may be introduced in …"
-                // does "introduce"); a statement with no modal names none.
-                let own_act = audit::clause(&s.text).map(|c| c.act).unwrap_or_default();
                 let acting: Vec<bool> = candidates
                     .iter()
-                    .map(|c| c.clause.act.iter().any(|a| own_act.contains(a)))
+                    .map(|c| c.clause.act.iter().any(|a| own_acts[si].contains(a)))
                     .collect();
                 let governs = audit::governing(&sims, &permissions, &narrow, &acting);
                 let mut mine = Vec::new();

@@ -396,10 +396,10 @@ impl Candidate {
     /// The sentence after the row that names its columns, for a row of a table ("pytest
     /// version\tmin. Python version" before "7.1+\t3.7+"): a value in a row is the value of
     /// what its column names.
-    fn with_header(&self) -> String {
+    fn with_header(&self) -> std::borrow::Cow<'_, str> {
         match &self.header {
-            Some(h) => format!("{h}\n{}", self.sentence.text),
-            None => self.sentence.text.clone(),
+            Some(h) => format!("{h}\n{}", self.sentence.text).into(),
+            None => self.sentence.text.as_str().into(),
         }
     }
 }
