@@ -27,6 +27,7 @@ mod synthesis;
 mod thread;
 pub mod types;
 
+use std::collections::HashSet;
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 
@@ -85,6 +86,26 @@ impl<'a> Agent<'a> {
             docs.push(self.lib.store().document(&profile.id, &id).await?);
         }
         Ok(docs)
+    }
+
+    /// The stemmed words of the title a document prints atop its first page
+    /// (`extractive::printed_title`; empty without one): a name of the document besides its
+    /// title and file name ("Eclipse Public License" for "EPL-2.0.pdf").
+    async fn printed_name(
+        &self,
+        profile: &Profile,
+        document_id: &str,
+    ) -> Result<HashSet<String>, Error> {
+        let page = self
+            .lib
+            .store()
+            .page_text(&profile.id, document_id, 1)
+            .await?;
+        Ok(page
+            .as_deref()
+            .and_then(rules::extractive::printed_title)
+            .map(rules::extractive::stems)
+            .unwrap_or_default())
     }
 
     /// A handle that cancels the current run when set.

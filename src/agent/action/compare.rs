@@ -47,7 +47,7 @@ impl Agent<'_> {
         }
         // Each document's name words and the head nouns of its title and file name: neither
         // says anything about the subject, nor does the name spelled out in lower case.
-        let named: Vec<(HashSet<String>, Vec<String>)> = docs
+        let mut named: Vec<(HashSet<String>, Vec<String>)> = docs
             .iter()
             .map(|d| {
                 let heads = [
@@ -60,6 +60,11 @@ impl Agent<'_> {
                 )
             })
             .collect();
+        // … and the title it prints atop its first page ("Apple Public Source License" for
+        // "APSL-2.0.pdf").
+        for (d, (name, _)) in docs.iter().zip(named.iter_mut()) {
+            name.extend(self.printed_name(profile, &d.id).await?);
+        }
         let spelled: Vec<(HashSet<String>, String)> = named
             .iter()
             .filter_map(|(name, heads)| Some((name.clone(), heads.first()?.clone())))

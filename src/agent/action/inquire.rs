@@ -504,7 +504,18 @@ impl Agent<'_> {
         }
         // A quote as close in meaning as [`extractive::SAID_OTHERWISE`] says what the missing
         // term names in other words ("security camera footage" for "CCTV footage").
-        let closeness = self.closeness(query, citations, rank_only).await?;
+        let named: HashSet<String> = citations
+            .iter()
+            .flat_map(|c| extractive::name_stems(&c.title, &c.file_name))
+            .collect();
+        // Read without its documents' names, by any of them: file name, title, or the title
+        // printed atop the first page ("Eclipse Public License" for "EPL-2.0.pdf").
+        let mut names = named.clone();
+        let cited: HashSet<&str> = citations.iter().map(|c| c.document_id.as_str()).collect();
+        for id in cited {
+            names.extend(self.printed_name(profile, id).await?);
+        }
+        let closeness = self.closeness(query, &names, citations, rank_only).await?;
         if closeness >= extractive::SAID_OTHERWISE {
             missing.clear();
         }
@@ -517,10 +528,6 @@ impl Agent<'_> {
             .iter()
             .filter(|c| !rank_only.contains(&c.quote))
             .map(|c| c.quote.as_str())
-            .collect();
-        let named: HashSet<String> = citations
-            .iter()
-            .flat_map(|c| extractive::name_stems(&c.title, &c.file_name))
             .collect();
         let subject: HashSet<String> = terms
             .iter()
@@ -544,10 +551,14 @@ impl Agent<'_> {
     }
 
     /// The best cosine similarity between a quote cited for what it says (not only for its
-    /// rank) and the question (0 when there is none); see [`Confidence::closeness`].
+    /// rank) and the question (0 when there is none); see [`Confidence::closeness`]. A
+    /// question that names the cited document ("… govern EPL 1.0?") is also read without the
+    /// name's words (`named`, stemmed), which say which document, not what it says: the
+    /// closer of the two readings counts.
     async fn closeness(
         &self,
         question: &str,
+        named: &HashSet<String>,
         citations: &[Citation],
         rank_only: &HashSet<String>,
     ) -> Result<f32, Error> {
@@ -559,11 +570,19 @@ impl Agent<'_> {
         if quotes.is_empty() {
             return Ok(0.0);
         }
-        let q = self.lib.embed_query(question).await?;
+        let mut readings = vec![self.lib.embed_query(question).await?];
+        let unnamed = extractive::without_names(question, named);
+        if unnamed != question && !extractive::stems(&unnamed).is_empty() {
+            readings.push(self.lib.embed_query(&unnamed).await?);
+        }
         let vectors = self.lib.embedder().await?.embed(&quotes).await?.vectors;
-        Ok(vectors
+        Ok(readings
             .iter()
-            .map(|v| v.iter().zip(&q).map(|(a, b)| a * b).sum::<f32>())
+            .flat_map(|q| {
+                vectors
+                    .iter()
+                    .map(move |v| v.iter().zip(q).map(|(a, b)| a * b).sum::<f32>())
+            })
             .fold(0.0, f32::max))
     }
 

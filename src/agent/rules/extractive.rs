@@ -40,6 +40,36 @@ pub fn name_stems(title: &str, file_name: &str) -> HashSet<String> {
     ))
 }
 
+/// The title a document prints at the top of its first page (`first_page`: that page's
+/// text), when its first line reads as one ([`super::text::looks_like_heading`]): "Eclipse
+/// Public License - v 2.0" names a document filed as "EPL-2.0.pdf", and a question may use
+/// either name.
+pub fn printed_title(first_page: &str) -> Option<&str> {
+    let line = first_page
+        .lines()
+        .map(|l| l.trim().trim_start_matches('#').trim())
+        .find(|l| !l.is_empty())?;
+    super::text::looks_like_heading(line).then_some(line)
+}
+
+/// `question` without the words that name a document (`names`: stemmed, as [`name_stems`]
+/// gives them): "Which state's laws govern EPL 1.0?" → "Which state's laws govern?". A
+/// document's name says which text a question is about; what it asks is in the other words.
+pub fn without_names(question: &str, names: &HashSet<String>) -> String {
+    let kept: Vec<&str> = question
+        .split_whitespace()
+        .filter(|w| {
+            let own = stems(w);
+            own.is_empty() || !own.iter().all(|t| names.contains(t))
+        })
+        .collect();
+    let mut out = kept.join(" ");
+    if question.trim_end().ends_with('?') && !out.ends_with('?') {
+        out.push('?');
+    }
+    out
+}
+
 /// Stemmed content terms of a text.
 pub fn stems(text: &str) -> HashSet<String> {
     content_terms(text).iter().map(|t| stem(t)).collect()
@@ -548,18 +578,62 @@ fn underlined(passage: &str, s: &Sentence) -> bool {
 /// luggage the ferry accepts:" for "- It must fit under a seat."), if any: the last sentence
 /// ending in ":" before an unbroken run of items ([`is_list_item`]).
 pub fn list_leads(ss: &[Sentence]) -> Vec<Option<&Sentence>> {
-    let mut lead: Option<&Sentence> = None;
+    // The open leads, innermost last, each with the mark of its own item (`None` for a lead
+    // that is no item).
+    let mut open: Vec<(&Sentence, Option<Mark>)> = Vec::new();
     ss.iter()
         .map(|s| {
-            let own = if is_list_item(&s.text) { lead } else { None };
-            lead = if s.text.trim_end().ends_with(':') {
-                Some(s)
+            let item = is_list_item(&s.text);
+            let own = if item {
+                // An item marked as a lead that is itself an item is that lead's sibling
+                // ("B." after "A. retain the following:" and its "i." … "v."): it belongs to
+                // the list that lead belongs to.
+                let mark = mark_of(&s.text);
+                while mark.is_some() && open.last().is_some_and(|(_, m)| *m == mark) {
+                    open.pop();
+                }
+                open.last().map(|(l, _)| *l)
             } else {
-                own
+                open.clear();
+                None
             };
+            if s.text.trim_end().ends_with(':') {
+                open.push((s, if item { mark_of(&s.text) } else { None }));
+            }
             own
         })
         .collect()
+}
+
+/// The style of a list item's mark: what tells the items of one list from those of a list
+/// nested in it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Mark {
+    Number,
+    Lower,
+    Upper,
+    Roman,
+    Bullet,
+}
+
+/// The style of the mark a list item opens with ("2.", "b)", "B.", "iv.", "-").
+fn mark_of(item: &str) -> Option<Mark> {
+    let first = item.split_whitespace().next()?;
+    let body = first.trim_start_matches('(').trim_end_matches(['.', ')']);
+    if body.is_empty() || !first.chars().any(char::is_alphanumeric) {
+        return Some(Mark::Bullet);
+    }
+    Some(if body.chars().all(|c| c.is_ascii_digit() || c == '.') {
+        Mark::Number
+    } else if body.chars().all(|c| matches!(c, 'i' | 'v' | 'x')) {
+        Mark::Roman
+    } else if body.chars().all(|c| c.is_ascii_lowercase()) {
+        Mark::Lower
+    } else if body.chars().all(|c| c.is_ascii_uppercase()) {
+        Mark::Upper
+    } else {
+        return None;
+    })
 }
 
 /// Whether a sentence is an item of a list: it opens with a list mark ("- ", "•", "(b)",
@@ -1191,7 +1265,8 @@ fn is_label(word: &str) -> bool {
     };
     !body.is_empty()
         && (body.chars().all(|c| c.is_ascii_digit() || c == '.')
-            || (body.chars().count() <= 4 && body.chars().all(|c| c.is_ascii_lowercase())))
+            || (body.chars().count() <= 4 && body.chars().all(|c| c.is_ascii_lowercase()))
+            || (body.chars().count() == 1 && body.chars().all(|c| c.is_ascii_uppercase())))
 }
 
 /// Shared share of two term sets.
@@ -1301,6 +1376,43 @@ mod tests {
         ));
         // The first sentence of a page has nothing before it to lean on.
         assert_eq!(lead_start(quote, 0, quote.len(), &[]), 0);
+    }
+
+    #[test]
+    fn a_document_names_itself_by_the_title_atop_its_first_page() {
+        assert_eq!(
+            printed_title(
+                "\n  MARINA BERTH AGREEMENT\nThis agreement sets out the terms of a berth.\n"
+            ),
+            Some("MARINA BERTH AGREEMENT")
+        );
+        assert_eq!(
+            printed_title("## Harbour Code - v 2.0\n1. Scope"),
+            Some("Harbour Code - v 2.0")
+        );
+        // A page that opens with a sentence prints no title.
+        assert_eq!(
+            printed_title("Boats must be registered before they are moored.\n"),
+            None
+        );
+    }
+
+    #[test]
+    fn a_question_read_without_the_words_that_name_its_document() {
+        let names = name_stems("Harbour Rules", "harbour-rules-2.1.pdf");
+        assert_eq!(
+            without_names("Who may moor overnight under Harbour Rules 2.1?", &names),
+            "Who may moor overnight under?"
+        );
+        // Words of the name that the question uses for its subject go too; nothing else.
+        assert_eq!(
+            without_names("What rules apply to dinghies?", &names),
+            "What apply to dinghies?"
+        );
+        assert_eq!(
+            without_names("When is the slipway closed?", &names),
+            "When is the slipway closed?"
+        );
     }
 
     #[test]
@@ -1504,6 +1616,28 @@ mod tests {
                 .any(|p| p.sentence.text.contains("six berths")),
             "{picked:?}"
         );
+    }
+
+    #[test]
+    fn an_item_after_a_nested_list_belongs_to_the_list_of_its_own_mark() {
+        let page = "Guests.\nA member who brings a guest does the following:\n1. Sign the guest in with:\n- the guest's name;\n- the time of arrival;\n2. Stay with the guest at all times; and\n3. Pay the guest fee.\nThe bar closes at eleven.";
+        let ss = super::super::text::sentences(page);
+        let leads = list_leads(&ss);
+        let lead_of = |opening: &str| {
+            ss.iter()
+                .zip(&leads)
+                .find(|(s, _)| s.text.starts_with(opening))
+                .and_then(|(_, l)| l.map(|l| l.text.clone()))
+        };
+        assert_eq!(
+            lead_of("- the time").as_deref(),
+            Some("1. Sign the guest in with:")
+        );
+        assert_eq!(
+            lead_of("2. Stay").as_deref(),
+            Some("A member who brings a guest does the following:")
+        );
+        assert_eq!(lead_of("The bar"), None);
     }
 
     #[test]

@@ -166,6 +166,26 @@ pub const ORGANISATIONS: [&str; 16] = [
     "vendor",
 ];
 
+/// Kinds of place whose name a question can ask for by its possessive ("Which country's law
+/// governs …", "Which state's courts …"): the answer is a name, written with a capital.
+pub const PLACES: [&str; 9] = [
+    "country",
+    "county",
+    "city",
+    "jurisdiction",
+    "nation",
+    "province",
+    "region",
+    "state",
+    "territory",
+];
+
+/// Nouns whose amount is a length of time: "How much notice …", "how much leave …" ask for
+/// days or weeks, as "how much time" does.
+pub const PERIOD_NOUNS: [&str; 8] = [
+    "time", "notice", "leave", "warning", "holiday", "vacation", "downtime", "respite",
+];
+
 /// Words English writes with a capital that name no party: the months and the days of the
 /// week ("by 31 March", "every Friday").
 pub const CALENDAR_NAMES: [&str; 19] = [

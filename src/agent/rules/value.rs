@@ -163,6 +163,9 @@ pub struct Asks {
     /// that answers with the degree as far as a need allows ("as old as practical", "for as
     /// long as necessary") answers it without a number; see [`AS_FAR_AS_NEEDED`].
     pub degrees: Vec<String>,
+    /// An ask counts a length of time in its unit ("how many days …"): a count answers it,
+    /// a word for no time ("immediately") does not.
+    pub counts_time: bool,
 }
 
 impl Asks {
@@ -176,6 +179,9 @@ impl Asks {
         }
         if kind == Kind::Extent {
             return self.meets(kind, sentence);
+        }
+        if kind == Kind::Duration && self.counts_time {
+            return counts_time(sentence);
         }
         if kind != Kind::Number || self.nouns.is_empty() {
             return holds(kind, sentence);
@@ -246,6 +252,8 @@ impl Asks {
             true
         } else if matches!(kind, Kind::Number | Kind::Extent) && !self.units.is_empty() {
             self.units.iter().all(|u| holds_in(u, text))
+        } else if kind == Kind::Duration && self.counts_time {
+            counts_time(text)
         } else {
             holds(kind, text)
         }
@@ -307,9 +315,11 @@ pub fn asks(question: &str) -> Asks {
                 if let Some((wh, rest)) = interrogative(part)
                     && wh == "how"
                     && let Some(degree) = rest.first()
-                    && !matches!(degree.as_str(), "many" | "much")
                 {
-                    out.degrees.push(degree.clone());
+                    if !matches!(degree.as_str(), "many" | "much") {
+                        out.degrees.push(degree.clone());
+                    }
+                    out.counts_time |= k == Kind::Duration && degree == "many";
                 }
                 if matches!(k, Kind::Number | Kind::Extent) {
                     out.units.extend(unit_named(part));
@@ -361,37 +371,46 @@ fn kind_of(ask: &str) -> Option<Kind> {
             return Some(Kind::Name);
         }
     }
+    // "Which country's law …", "Whose … ", "Which bank's terms …": the possessor is one
+    // named place or body.
+    if matches!(wh.as_str(), "which" | "what")
+        && let Some(owner) = word(0)
+            .strip_suffix("'s")
+            .or_else(|| word(0).strip_suffix("’s"))
+        && (lexicon::ORGANISATIONS.contains(&owner) || lexicon::PLACES.contains(&owner))
+    {
+        return Some(Kind::Name);
+    }
     match wh.as_str() {
-        "how" => match word(0) {
-            "often" | "frequently" => Some(Kind::Frequency),
-            // "How long" asks for a time or a length: a number, or a time an event bounds.
-            "long" => Some(Kind::Extent),
-            w if let Some((_, k)) = HOW_DEGREES.iter().find(|(d, _)| *d == w) => Some(*k),
-            "many" => Some(
-                if rest.iter().skip(1).take(3).any(|w| matches(&TIME_UNIT, w)) {
-                    Kind::Duration
-                } else {
-                    Kind::Number
-                },
-            ),
-            // "How much time …", "how much notice time …": a length of time, whatever verb
-            // of paying comes with it ("How much paid leave time …").
-            "much" => Some(
-                if rest
-                    .iter()
-                    .skip(1)
-                    .take(3)
-                    .any(|w| w == "time" || matches(&TIME_UNIT, w))
-                {
-                    Kind::Duration
-                } else if word(1) == "money" || matches(&MONEY_VERB, ask) {
-                    Kind::Money
-                } else {
-                    Kind::Number
-                },
-            ),
-            _ => None,
-        },
+        "how" => {
+            match word(0) {
+                "often" | "frequently" => Some(Kind::Frequency),
+                // "How long" asks for a time or a length: a number, or a time an event bounds.
+                "long" => Some(Kind::Extent),
+                w if let Some((_, k)) = HOW_DEGREES.iter().find(|(d, _)| *d == w) => Some(*k),
+                "many" => Some(
+                    if rest.iter().skip(1).take(3).any(|w| matches(&TIME_UNIT, w)) {
+                        Kind::Duration
+                    } else {
+                        Kind::Number
+                    },
+                ),
+                // "How much time …", "how much notice …", "how much paid leave …": a length of
+                // time, whatever verb of paying comes with it.
+                "much" => Some(
+                    if rest.iter().skip(1).take(3).any(|w| {
+                        lexicon::PERIOD_NOUNS.contains(&w.as_str()) || matches(&TIME_UNIT, w)
+                    }) {
+                        Kind::Duration
+                    } else if word(1) == "money" || matches(&MONEY_VERB, ask) {
+                        Kind::Money
+                    } else {
+                        Kind::Number
+                    },
+                ),
+                _ => None,
+            }
+        }
         // "What (is|are) (the|a) [modifiers] NOUN": the head of the noun phrase — its last
         // word before a function word ("for", "does", "of") ends it — names the value. Not
         // "which": "which price applies" chooses among things, it does not ask for an amount.
@@ -690,14 +709,18 @@ fn amount_words() -> String {
         lexicon::number_words()
     )
 }
-/// A length of time: a number and its unit ("30 days", "two business days", "6 person-months"
-/// — effort counted in time), or a word for no time or all time ("immediately",
-/// "indefinitely").
+/// A length of time counted: a number and its unit ("30 days", "two business days", "6
+/// person-months" — effort counted in time).
 static DURATION_A: Pattern = LazyLock::new(|| {
     regex(&format!(
-        r"(?i)\b(\d+|{amounts})([\s-](business|working|calendar|full))?[\s-]((person|man|staff|FTE)-)?(second|minute|hour|day|week|month|quarter|year)s?\b|\b(indefinitely|permanently|immediately|promptly|without delay)\b",
+        r"(?i)\b(\d+|{amounts})([\s-](business|working|calendar|full))?[\s-]((person|man|staff|FTE)-)?(second|minute|hour|day|week|month|quarter|year)s?\b",
         amounts = amount_words()
     ))
+});
+/// A word for no time or all time ("immediately", "indefinitely"): it answers "how long"
+/// and "how soon", but counts nothing, so it does not answer "how many days".
+static TIMELESS: Pattern = LazyLock::new(|| {
+    regex(r"(?i)\b(indefinitely|permanently|immediately|promptly|without delay)\b")
 });
 /// A length of time an article or a vague amount counts ("within a day", "a day or so", "for
 /// a few weeks", "several months"), with the word before it: after "once", "twice" or "times"
@@ -730,6 +753,12 @@ static COUNTED_FROM: Pattern = LazyLock::new(|| {
 /// article or a vague amount counts ([`ARTICLE_DURATION`]) where no frequency word comes
 /// before it.
 fn holds_duration(text: &str) -> bool {
+    matches(&TIMELESS, text) || counts_time(text)
+}
+
+/// Whether `text` counts a length of time: a number with its unit, or a unit an article or a
+/// vague amount counts (see [`holds_duration`]); "immediately" counts none.
+fn counts_time(text: &str) -> bool {
     if matches(&DURATION_A, text) {
         return true;
     }
@@ -952,6 +981,53 @@ mod tests {
     }
 
     #[test]
+    fn a_count_of_days_is_not_answered_by_a_word_for_no_time() {
+        let days = asks("How many days may a guest stay in the cabin?");
+        assert_eq!(
+            days.unmet("Guests must leave the cabin immediately when asked."),
+            Some(Kind::Duration)
+        );
+        assert_eq!(days.unmet("A guest may stay for up to 14 days."), None);
+        assert_eq!(days.unmet("A guest may stay for a week."), None);
+        // "How long" is answered by a word for no time.
+        let long = asks("How long may a guest stay after checkout?");
+        assert_eq!(long.unmet("Guests leave immediately after checkout."), None);
+    }
+
+    #[test]
+    fn how_much_of_a_period_noun_asks_for_a_duration() {
+        assert_eq!(
+            kinds("How much notice must a tenant give before leaving the flat?"),
+            (vec![Kind::Duration], 0)
+        );
+        assert_eq!(
+            kinds("How much leave does a new steward get?"),
+            (vec![Kind::Duration], 0)
+        );
+        assert_eq!(
+            kinds("How much sand does the playground need?"),
+            (vec![Kind::Number], 0)
+        );
+    }
+
+    #[test]
+    fn a_place_asked_for_by_its_possessive_wants_a_name() {
+        assert_eq!(
+            kinds("Which country's courts hear disputes about the lease?"),
+            (vec![Kind::Name], 0)
+        );
+        let law = asks("Which state's law governs the lease?");
+        assert_eq!(
+            law.unmet("The lease is governed by the law of the State of Victoria."),
+            None
+        );
+        assert_eq!(
+            law.unmet("the lease is governed by applicable law."),
+            Some(Kind::Name)
+        );
+    }
+
+    #[test]
     fn nouns_of_money_and_time_are_named_by_their_values() {
         let terms: Vec<String> = ["locker", "fee", "deposit"].map(String::from).to_vec();
         assert_eq!(measure_nouns(&terms), vec![("fee".to_owned(), Kind::Money)]);
@@ -1055,6 +1131,7 @@ mod tests {
             &AS_FAR_AS_NEEDED,
             &FRACTION_A,
             &DURATION_A,
+            &TIMELESS,
             &FREQUENCY_A,
             &MONEY_A,
             &NUMBER_A,
