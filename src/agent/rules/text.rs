@@ -71,9 +71,16 @@ pub fn sentences(passage: &str) -> Vec<Sentence> {
                 .next()
                 .is_some_and(char::is_uppercase);
             let line = passage[line_start..i].trim();
+            // Not a line that stops on a function word, nor one the margin wrapped inside a
+            // sentence: in a narrow column every line is short, and a capitalised word
+            // ("notices from the Source Code of the Original⏎Work, as well as …") follows
+            // many of them. A title opens with a capital or a number.
             let heading_like = line.chars().count() < 60
                 && !line.ends_with(['.', ',', ';', ':', '-'])
-                && line.chars().any(char::is_alphabetic);
+                && line.chars().any(char::is_alphabetic)
+                && !ends_mid_sentence(line)
+                && (line.starts_with(|c: char| c.is_uppercase() || c.is_ascii_digit())
+                    || ends_unwrapped(line, &passage[i + 1..], width));
             // A line that opens with a bullet is a list item of its own, whatever the line
             // before it ends with (the text of one item does not run into the next).
             let bullet = opens_list_item(&passage[i + 1..]);
@@ -631,6 +638,26 @@ pub fn clip(text: &str, max: usize) -> &str {
     }
 }
 
+/// The last clause boundary of `window` ("; ", ", ", " and ", " or ", whichever whitespace
+/// surrounds them: a PDF's text wraps its lines anywhere, "directly or⏎indirectly"), as the
+/// byte offset of the whitespace after it.
+fn clause_break(window: &str) -> Option<usize> {
+    window
+        .char_indices()
+        .rev()
+        .find(|&(i, c)| {
+            let before = &window[..i];
+            c.is_whitespace()
+                && (before.ends_with([';', ','])
+                    || ["and", "or"].iter().any(|w| {
+                        before
+                            .strip_suffix(w)
+                            .is_some_and(|b| b.ends_with(char::is_whitespace))
+                    }))
+        })
+        .map(|(i, _)| i)
+}
+
 /// A sentence longer than `max` characters cut into verbatim pieces at clause boundaries
 /// ("; ", ", ", " and "), each at most `max` characters, so a long clause can be quoted whole
 /// in parts instead of clipped. Shorter sentences come back as they are.
@@ -644,11 +671,7 @@ pub fn pieces(s: &Sentence, max: usize) -> Vec<Sentence> {
             .nth(max)
             .map_or(text.len(), |(i, _)| start + i);
         let window = &text[start..window_end];
-        let cut = ["; ", ", ", " and ", " or "]
-            .iter()
-            .filter_map(|sep| window.rfind(sep).map(|i| i + sep.len() - 1))
-            .filter(|&i| i > window.len() / 3)
-            .max();
+        let cut = clause_break(window).filter(|&i| i > window.len() / 3);
         let Some(cut) = cut else {
             break;
         };
@@ -929,6 +952,35 @@ mod tests {
         );
         assert!(!opens_list_item("-5 degrees"));
         assert!(!opens_list_item("** bold"));
+    }
+
+    #[test]
+    fn a_short_line_of_a_narrow_column_is_no_title() {
+        let column = "Members' Duties. Every member must keep, in the\nLogbook of any Boat that the member\nsails, all Safety Notices from the Harbour\nOffice, as well as any notices of repair.\nMooring\nBoats moor at the north pontoon.";
+        let ss: Vec<String> = sentences(column).into_iter().map(|s| s.text).collect();
+        assert!(
+            ss.iter()
+                .any(|s| s.starts_with("Every member must keep")
+                    && s.ends_with("notices of repair.")),
+            "{ss:?}"
+        );
+        // A title the next line's first word would have fitted after is one.
+        assert!(ss.iter().any(|s| s == "Mooring"), "{ss:?}");
+    }
+
+    #[test]
+    fn a_long_sentence_is_cut_where_its_wrapped_lines_put_the_boundary() {
+        // Every "or" and "and" of the clause ends a printed line: the text holds
+        // "or\n" and "\nand", never " or ".
+        let passage = "Rules. A member who lodges a complaint against the harbour master or\na steward (the harbour master or\nsteward named in it is the \"Respondent\") alleging that the Respondent acted unfairly towards the member or\nthe member's guests loses every mooring right granted by the Respondent upon 14 days notice from the Respondent\nand the right lapses at the end of that period.";
+        let s = &sentences(passage)[1];
+        let ps = pieces(s, 200);
+        assert!(ps.len() >= 2, "{ps:?}");
+        for p in &ps {
+            assert!(p.text.chars().count() <= 200, "{}", p.text);
+            assert_eq!(&passage[p.start..p.end], p.text);
+        }
+        assert!(ps.iter().any(|p| p.text.contains("14 days")));
     }
 
     #[test]
