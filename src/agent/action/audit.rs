@@ -237,8 +237,13 @@ impl Agent<'_> {
                                     .collect()
                             },
                         );
+                        let frame = lead.map(|l| l.text.as_str());
                         for (offset, piece, reading) in rules {
-                            let reading = if header.is_some() {
+                            let reading = if let Some(framed) =
+                                frame.and_then(|l| audit::framed_item(l, &reading))
+                            {
+                                framed
+                            } else if header.is_some() {
                                 audit::item_reading(&reading)
                             } else {
                                 reading

@@ -424,15 +424,24 @@ static MARKUP: Pattern = LazyLock::new(|| {
 /// A quoted phrase, straight or curly quotes.
 static QUOTED: Pattern = LazyLock::new(|| regex(r#""[^"]*"|“[^”]*”"#));
 
-/// A list marker at the start of a line: a bullet, "(a)", "iv.", "2)".
+/// A list marker at the start of a line: a bullet, "(a)", "B.", "iv.", "2)".
 static MARKER: Pattern =
-    LazyLock::new(|| regex(r"^\s*(?:[•\-*]|\(?(?:[a-h]|[ivx]{1,4}|\d{1,2})[).])\s+"));
+    LazyLock::new(|| regex(r"^\s*(?:[•\-*]|\(?(?:[a-h]|[A-H]|[ivx]{1,4}|\d{1,2})[).])\s+"));
 
 /// A modal with a comma right after it ("you should, at the very least, …").
 static MODAL_COMMA: Pattern = LazyLock::new(|| regex(r"\b(must|shall|should|may),"));
 
-/// A lettered item inside a sentence: "… the following: (a) …".
-static ITEM: Pattern = LazyLock::new(|| regex(r"(?:^|[\s:;])\(?[a-h]\)\s"));
+/// An item inside a sentence: "… the following: (a) …", or after a colon or semicolon "…
+/// it reinstates: 1. automatically …; or 2. upon …" (a number, a letter or a roman numeral
+/// and a full stop); the label is group 1 or 2.
+static ITEM: Pattern = LazyLock::new(|| {
+    regex(
+        r"(?:^|[\s:;])(\(?[a-h]\))\s|(?:[:;]|;\s+(?:and|or))\s+((?:\d{1,2}|[a-hA-H]|[ivx]{1,4})\.)\s",
+    )
+});
+
+/// The label of an item that a full stop ends: "1. ", "B. ", "iv. ".
+static DOT_LABEL: Pattern = LazyLock::new(|| regex(r"^(?:\d{1,2}|[a-hA-H]|[ivx]{1,4})\.\s"));
 
 /// A condition that makes an act acceptable or not: "without the owner's consent".
 static CONDITION: Pattern = LazyLock::new(|| {
@@ -442,8 +451,10 @@ static CONDITION: Pattern = LazyLock::new(|| {
 });
 
 /// Concepts that contracts, licences and policies word in many ways — charging for something,
-/// endorsing, changing, including, giving notice, licensing — so "fee" meets "sell" and
-/// "licence" meets "licensed" (matched on the lower-case word, before stemming). Families
+/// endorsing, changing, including, giving notice, licensing, keeping something as it is,
+/// providing something to someone — so "fee" meets "sell", "licence" meets "licensed",
+/// "retain" meets "keep" and "offer" meets "supply" (matched on the lower-case word, before
+/// stemming). Families
 /// written for single development items (output streams, exit codes, the file-system root,
 /// "running", assumptions) were deleted.
 fn concept(word: &str) -> Option<&'static str> {
@@ -466,11 +477,49 @@ fn concept(word: &str) -> Option<&'static str> {
             "§notice"
         } else if any(&["licen"]) {
             "§license"
+        } else if matches!(word, "keep" | "keeps" | "kept" | "keeping")
+            || any(&["retain", "preserv", "maintain"])
+        {
+            "§keep"
+        } else if PROVIDING.contains(&word) {
+            "§provide"
         } else {
             return None;
         },
     )
 }
+
+/// The verb forms of giving something to someone (a concept of [`concept`]); not the nouns
+/// of the party ("provider", "supplier") or "supplement".
+const PROVIDING: [&str; 20] = [
+    "provide",
+    "provides",
+    "provided",
+    "providing",
+    "offer",
+    "offers",
+    "offered",
+    "offering",
+    "supply",
+    "supplies",
+    "supplied",
+    "supplying",
+    "furnish",
+    "furnishes",
+    "furnished",
+    "furnishing",
+    "deliver",
+    "delivers",
+    "delivered",
+    "delivering",
+];
+
+/// Words after which "provided" or "providing" opens a condition ("provided that …",
+/// "provided it is cured …"), not an act of giving.
+const CONDITION_OPENERS: [&str; 17] = [
+    "that", "it", "they", "such", "you", "he", "she", "we", "the", "this", "these", "those",
+    "your", "all", "any", "each", "every",
+];
 
 /// Words after which a governed part names an act: "be copied", "nor be taken", "not
 /// transfer", "only use". Not "to", "and" or "or", which as often join nouns ("lend paintings
@@ -528,10 +577,26 @@ pub fn terms(text_: &str) -> HashSet<String> {
             continue;
         }
         let s = text::stem(t);
-        if let Some(c) = concept(t) {
+        if let Some(c) = concept(t).filter(|c| *c != "§provide") {
             out.insert(c.to_owned());
         }
         out.insert(s);
+    }
+    // Giving is read on the words in order: "provided" that opens a condition gives nothing.
+    let words: Vec<String> = text_
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .map(str::to_lowercase)
+        .collect();
+    let gives = words.iter().enumerate().any(|(i, w)| {
+        PROVIDING.contains(&w.as_str())
+            && !(matches!(w.as_str(), "provided" | "providing")
+                && words
+                    .get(i + 1)
+                    .is_some_and(|n| CONDITION_OPENERS.contains(&n.as_str())))
+    });
+    if gives {
+        out.insert("§provide".to_owned());
     }
     out
 }
@@ -622,7 +687,14 @@ pub struct RulePiece<'a> {
 /// of its own is read with the first piece's subject and modal.
 pub fn rule_pieces(sentence: &str) -> Vec<RulePiece<'_>> {
     let mut out = Vec::new();
-    for (offset, item) in list_items(sentence) {
+    let items = list_items(sentence);
+    // The introduction of the sentence's list, whose modal binds an item without one
+    // ([`framed_item`]).
+    let intro = match items.as_slice() {
+        [(0, intro), _, ..] => Some(*intro),
+        _ => None,
+    };
+    for (offset, item) in items {
         let mut from = 0;
         let mut pieces: Vec<(usize, &str)> = Vec::new();
         if let Some(re) = CONJOINED_RULE.as_ref() {
@@ -649,6 +721,15 @@ pub fn rule_pieces(sentence: &str) -> Vec<RulePiece<'_>> {
             let own_modal = RULE_MODAL.as_ref().is_some_and(|re| re.is_match(text));
             let reading = match &lead {
                 Some(lead) if i > 0 && !own_modal => format!("{lead} {text}"),
+                // An item a full stop labels ("1. …", "iv. …") binds only through its
+                // introduction's modal or its own words: its label is layout, and a list of
+                // things ("the following: i. the right to …; ii. …") is no list of acts.
+                _ if i == 0 && offset > 0 => {
+                    intro.and_then(|l| framed_item(l, text)).unwrap_or_else(|| {
+                        let dotted = DOT_LABEL.as_ref().is_some_and(|re| re.is_match(text));
+                        if dotted { strip_marker(text) } else { text }.to_owned()
+                    })
+                }
                 _ => text.to_owned(),
             };
             out.push(RulePiece {
@@ -673,6 +754,20 @@ pub fn item_reading(reading: &str) -> String {
         }
     }
     reading.to_owned()
+}
+
+/// An item of a list read under the modal its lead ends with ("1. If You share it, You
+/// must:" and "B. indicate any change; and" read as "If You share it, You must indicate any
+/// change; and"): an item without a modal of its own is an act the lead binds. `None` when
+/// the lead does not end with a modal and ":" or the item has a modal of its own.
+pub fn framed_item(lead: &str, item: &str) -> Option<String> {
+    let frame = strip_marker(lead.trim_end().strip_suffix(':')?.trim_end());
+    let re = RULE_MODAL.as_ref()?;
+    let binds = re
+        .find_iter(frame)
+        .last()
+        .is_some_and(|m| m.end() == frame.len());
+    (binds && !re.is_match(item)).then(|| format!("{frame} {}", strip_marker(item)))
 }
 
 /// One case of a rule that sets one measure per case (see [`cases`]).
@@ -801,11 +896,8 @@ pub fn list_items(sentence: &str) -> Vec<(usize, &str)> {
         return vec![(0, sentence)];
     };
     let mut starts: Vec<usize> = re
-        .find_iter(sentence)
-        .map(|m| {
-            let s = m.as_str();
-            m.start() + (s.len() - s.trim_start_matches([' ', '\n', ':', ';']).len())
-        })
+        .captures_iter(sentence)
+        .filter_map(|c| c.get(1).or_else(|| c.get(2)).map(|m| m.start()))
         .collect();
     if starts.first() != Some(&0) {
         starts.insert(0, 0);
@@ -2177,6 +2269,72 @@ mod tests {
     use super::*;
 
     #[test]
+    fn an_item_without_a_modal_is_bound_by_the_modal_its_lead_ends_with() {
+        let lead = "2. A member who brings a guest to the clubhouse must:";
+        let reading = framed_item(lead, "B. sign the guest in at the gate; and").unwrap();
+        assert_eq!(
+            reading,
+            "A member who brings a guest to the clubhouse must sign the guest in at the gate; and"
+        );
+        let rule = clause(&reading).unwrap();
+        assert_eq!(rule.deontic, Deontic::Obligation);
+        let unsigned =
+            statement("Our members bring guests to the clubhouse and do not sign them in.");
+        assert!(check(&unsigned, &rule, 0.6).is_some());
+        // The same list run into one sentence.
+        let run_on = "A member who brings a guest must: 1. sign the guest in at the gate; and 2. stay with the guest.";
+        let pieces = rule_pieces(run_on);
+        assert_eq!(pieces.len(), 3, "{pieces:?}");
+        assert_eq!(
+            pieces[2].reading,
+            "A member who brings a guest must stay with the guest."
+        );
+        assert_eq!(pieces[1].text, "1. sign the guest in at the gate; and");
+        // A list of things binds nothing through its labels.
+        let things = "The clubhouse has the following: 1. rooms for changing and showers; and 2. lockers for every member.";
+        assert!(
+            rule_pieces(things)
+                .iter()
+                .skip(1)
+                .all(|p| clause(&p.reading).is_none())
+        );
+        // A lead that binds nothing, or an item with its own modal, is read as it is.
+        assert_eq!(framed_item("The clubhouse has:", "a. a bar;"), None);
+        assert_eq!(framed_item(lead, "c. guests may not stay overnight."), None);
+    }
+
+    #[test]
+    fn not_keeping_what_a_rule_requires_retaining_breaks_it() {
+        let rule =
+            clause("Every member must retain the mooring receipts in the logbook of the boat.")
+                .unwrap();
+        let dropped = statement("We do not keep the mooring receipts in our boat logbooks.");
+        assert_eq!(
+            check(&dropped, &rule, 0.6).map(|c| c.rule),
+            Some(AuditRule::ObligationNotMet)
+        );
+        let kept = statement("We keep the mooring receipts in every boat logbook.");
+        assert!(check(&kept, &rule, 0.6).is_none());
+    }
+
+    #[test]
+    fn offering_what_a_rule_forbids_supplying_breaks_it() {
+        let rule = clause("Members may not supply club boats to outside groups as a hire service.")
+            .unwrap();
+        assert_eq!(rule.deontic, Deontic::Prohibition);
+        let offered = statement("We offer club boats to outside groups as a weekend hire service.");
+        assert_eq!(
+            check(&offered, &rule, 0.6).map(|c| c.rule),
+            Some(AuditRule::ProhibitionBreached)
+        );
+        let kept = statement("Club boats are never offered to outside groups.");
+        assert!(check(&kept, &rule, 0.6).is_none());
+        // "Provided" that opens a condition gives nothing.
+        assert!(!terms("Boats may be hired, provided that a steward agrees.").contains("§provide"));
+        assert!(terms("Boats are provided to members.").contains("§provide"));
+    }
+
+    #[test]
     fn a_count_of_the_same_thing_is_bounded_and_counts_of_other_things_never_compare() {
         let rule = clause("Each locker code must have at least 8 digits.").unwrap();
         assert_eq!(rule.bounds[0].dimension, Dimension::Count("digit".into()));
@@ -3191,6 +3349,7 @@ mod tests {
             &QUANTITY,
             &EXEMPT_UP_TO,
             &LIST_ITEM,
+            &DOT_LABEL,
             &QUOTED,
             &MARKER,
             &ITEM,
