@@ -206,9 +206,10 @@ pub const SAME_CLAUSE: f32 = 0.4;
 /// unchanged ([`novelty`]); of the rest, the pairs sharing at least [`SAME_CLAUSE`] of their
 /// words are amended clauses (closest pairs first, each sentence in one pair), and what is left
 /// was added or removed. Ordered by what a reader checks first: amendments that change a
-/// number, duration or obligation word, then additions, removals, and amendments of wording
-/// only; within each, spread over the document ([`STRETCHES`]), the start of an added or removed
-/// passage first.
+/// number, duration or obligation word; then what is added or removed with a concept only its
+/// version has ([`distinct_vocabulary`], the most distinctive first); then the other
+/// additions, removals, and amendments of wording only — within each of these, spread over the
+/// document ([`STRETCHES`]), the start of an added or removed passage first.
 pub fn diff_versions(old: &[&str], new: &[&str]) -> Vec<Change> {
     let old_grams = shingles(&old.join("\n"));
     let new_grams = shingles(&new.join("\n"));
@@ -249,7 +250,7 @@ pub fn diff_versions(old: &[&str], new: &[&str]) -> Vec<Change> {
         old_used.insert(i);
         new_used.insert(j);
         let rank = if differences(old[i], new[j]).is_empty() {
-            3
+            4
         } else {
             0
         };
@@ -265,9 +266,27 @@ pub fn diff_versions(old: &[&str], new: &[&str]) -> Vec<Change> {
         .copied()
         .filter(|i| !old_used.contains(i))
         .collect();
-    // (Sorted below.)
-    out.extend(added.iter().map(|&j| (1, j, Change::Added(j))));
-    out.extend(removed.iter().map(|&i| (2, i, Change::Removed(i))));
+    // (Sorted below.) What one version adds or drops with a concept of its own comes first,
+    // the most distinctive first ([`distinct_vocabulary`]); the rest after it.
+    let (old_vocab, new_vocab) = (vocabulary(old), vocabulary(new));
+    let mut novel: Vec<(f32, usize, Change)> = Vec::new();
+    for &j in &added {
+        let score = distinct_vocabulary(new[j], &new_vocab, &old_vocab);
+        if score > 0.0 {
+            novel.push((score, j, Change::Added(j)));
+        } else {
+            out.push((2, j, Change::Added(j)));
+        }
+    }
+    for &i in &removed {
+        let score = distinct_vocabulary(old[i], &old_vocab, &new_vocab);
+        if score > 0.0 {
+            novel.push((score, i, Change::Removed(i)));
+        } else {
+            out.push((3, i, Change::Removed(i)));
+        }
+    }
+    novel.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
     // Within each rank, spread over the document: the first difference of each stretch of
     // it, then the second of each, and so on; and of added or removed sentences, those that
     // open a run (a new or dropped passage begins there) before the ones inside it. A long
@@ -293,8 +312,44 @@ pub fn diff_versions(old: &[&str], new: &[&str]) -> Vec<Change> {
         keyed.push(((rank, inside, *round, stretch, at), c));
         *round += 1;
     }
+    keyed.extend(
+        novel
+            .into_iter()
+            .enumerate()
+            .map(|(n, (_, at, c))| ((1, false, n, 0, at), c)),
+    );
     keyed.sort_by_key(|(k, _)| *k);
     keyed.into_iter().map(|(_, c)| c).collect()
+}
+
+/// For each stem, how many sentences of a version hold it.
+fn vocabulary(sentences: &[&str]) -> HashMap<String, usize> {
+    let mut out: HashMap<String, usize> = HashMap::new();
+    for s in sentences {
+        for t in stems(s) {
+            *out.entry(t).or_default() += 1;
+        }
+    }
+    out
+}
+
+/// How much of a sentence's vocabulary is a concept of its own version (`own`) that the
+/// other version (`other`) never uses: over its stems (numbers aside: a changed number is an
+/// amendment) that recur in its own version (two sentences or more) and stand nowhere in the
+/// other, the sum of ln(1 + how many sentences hold them). A licence's new "Secondary
+/// License" recurs in one version and is absent from the other; a reworded sentence's new
+/// words seldom recur.
+fn distinct_vocabulary(
+    sentence: &str,
+    own: &HashMap<String, usize>,
+    other: &HashMap<String, usize>,
+) -> f32 {
+    stems(sentence)
+        .iter()
+        .filter(|t| !other.contains_key(*t) && !t.chars().all(|c| c.is_ascii_digit() || c == '.'))
+        .filter_map(|t| own.get(t).filter(|&&n| n >= 2))
+        .map(|&n| (1.0 + n as f32).ln())
+        .sum()
 }
 
 /// A phrase of the old version that the new one says otherwise in several amended clauses: a
@@ -667,6 +722,32 @@ mod tests {
         // The opening of the run near the start, then the sentence near the end, before the
         // rest of the run.
         assert_eq!(first_two, vec![Change::Added(2), Change::Added(39)]);
+    }
+
+    #[test]
+    fn what_a_version_adds_or_drops_with_a_concept_of_its_own_comes_first() {
+        let old = [
+            "Members moor at the north pontoon.",
+            "Disputes are settled under the law of Norway.",
+            "Fees are paid in March.",
+            "The gate closes at ten.",
+        ];
+        let new = [
+            "Members moor at the north pontoon.",
+            "The clubhouse opens on Sundays too.",
+            "Fees are paid in March.",
+            "A guest berth may be booked by any member for a visitor.",
+            "The gate closes at ten.",
+            "A guest berth is free for the first night.",
+            "Visitors leave the guest berth by noon.",
+        ];
+        let changes = diff_versions(&old, &new);
+        // The sentences that bring the guest berth, a concept the old rules never name,
+        // before the one-off addition about the clubhouse.
+        let clubhouse = changes.iter().position(|c| *c == Change::Added(1)).unwrap();
+        let berth = changes.iter().position(|c| *c == Change::Added(3)).unwrap();
+        assert!(berth < clubhouse, "{changes:?}");
+        assert_eq!(changes.first(), Some(&Change::Added(3)));
     }
 
     #[test]
