@@ -1627,6 +1627,53 @@ async fn an_audit_flags_an_act_a_rule_requires_members_to_abstain_from() {
     assert_compliant(&agent, &p, &doc, request, "Panel rules. Panel members with an interest in a berth abstain from voting on it. A formal vote is held open for at least two weeks.").await;
 }
 
+/// A licence printed by enscript from text folded by hand (`mooring-licence.pdf`, see
+/// `fixtures/make-fixtures.sh`): a long clause whose boundaries all end lines, a list of
+/// conditions its lead binds with "You must:".
+async fn mooring_licence() -> OneDocument {
+    fixture_library("mooring-licence.pdf").await
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_long_clause_whose_boundaries_end_its_lines_is_quoted_where_it_holds_the_notice() {
+    // Regression: a sentence over 300 characters is cut at its clause boundaries (" or "),
+    // but each of them ended a printed line ("… of office or⏎towards …"), so it stayed one
+    // piece, was clipped to its head, and "how much notice" was refused for want of a number.
+    let (t, p, doc) = mooring_licence().await;
+    let agent = Agent::new(&t.lib).without_cache();
+    let question = "How much notice does the Respondent give before my mooring rights end?";
+    let turn = ask_about(&agent, &p, &doc, question).await;
+    assert_answered_quoting(&turn, "21");
+    assert!(turn.answer.text.contains("days"), "{}", turn.answer.text);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_audit_flags_a_list_item_its_lead_binds_with_must() {
+    // Regression: "a. display the mooring tag …" has no modal of its own; its lead ends "You
+    // must:". Read alone it bound nothing, and a text whose boats show no tag was compliant.
+    let (t, p, doc) = mooring_licence().await;
+    let agent = Agent::new(&t.lib).without_cache();
+    let request = "Check our pontoon rules against the mooring licence.";
+    let (summaries, text) = audit_summaries(
+        &agent,
+        &p,
+        &doc,
+        request,
+        "Pontoon rules. Our boats at the north pontoon do not display the mooring tag.",
+    )
+    .await;
+    assert_eq!(summaries.len(), 1, "{text}");
+    assert!(text.contains("display the mooring tag"), "{text}");
+    assert_compliant(
+        &agent,
+        &p,
+        &doc,
+        request,
+        "Pontoon rules. Every boat at the north pontoon displays the mooring tag at all times.",
+    )
+    .await;
+}
+
 /// A two-column newsletter printed by WeasyPrint (`harbour-newsletter.pdf`, see
 /// `fixtures/make-fixtures.sh`): manuals numbered after a lower-case name, a recommended count
 /// of people.

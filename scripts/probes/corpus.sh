@@ -33,7 +33,8 @@
 # organization pages (pandoc to Word, LibreOffice to PDF); probe 25 NumPy's governance document and
 # process NEPs typeset by rst2pdf; probe 26 scikit-learn's governance and pytest's policies printed by
 # WeasyPrint from pandoc's HTML; probe 27 Matplotlib's policies through pandoc's ms and groff; probe 28
-# a code of conduct and a community guide through pandoc, Word and LibreOffice. Needs enscript, ghostscript, groff, shared-mime-info, dpkg-dev's docs and
+# a code of conduct and a community guide through pandoc, Word and LibreOffice; probes 29 and 30
+# ten licences from the npm package spdx-license-list, typeset six ways. Needs enscript, ghostscript, groff, shared-mime-info, dpkg-dev's docs and
 # man-db's docs (the packages of a Debian 12 desktop), `apt-get download` of debian-faq,
 # harden-doc, debian-policy and doc-debian, and for probes 9 and 11 libreoffice-writer-nogui and the Python
 # packages python-docx and reportlab, and for probes 13 and 14 weasyprint and fpdf2.
@@ -264,4 +265,32 @@ python3 "$here/sphinx2rst.py" "$w/matplotlib-3.9.2/doc/devel/communication_guide
 pandoc -f rst "$w/mpl-community-guide.rst" -o "$w/mpl-community-guide.docx" 2>/dev/null
 (cd "$w" && soffice --headless --convert-to pdf pytest-code-of-conduct.docx mpl-community-guide.docx >/dev/null 2>&1)
 cp "$w/pytest-code-of-conduct.pdf" "$w/mpl-community-guide.pdf" "$out/probe28/"
+rm -rf "$w"
+
+# Probes 29 and 30: licences from the npm package spdx-license-list (6.12.0), written out by
+# licences.py. Probe 29: EPL 1.0 and 2.0 (plain text through LibreOffice Writer), CDDL 1.0 and
+# EUPL 1.2 (WeasyPrint), CC BY 4.0, Elastic 2.0 and BUSL 1.1 (pandoc and LaTeX). Probe 30:
+# ODbL 1.0 (pandoc's ms, groff), APSL 2.0 (folded, enscript) and OSL 3.0 (WeasyPrint, two
+# columns). Needs npm.
+mkdir -p "$out/probe29" "$out/probe30"
+w=$(mktemp -d)
+(cd "$w" && npm pack -q spdx-license-list@6.12.0 >/dev/null 2>&1 && tar xzf spdx-license-list-6.12.0.tgz)
+python3 "$here/licences.py" "$w/package/spdx-full.json" "$w"
+(cd "$w" && soffice --headless --convert-to pdf:writer_pdf_Export --outdir "$out/probe29" EPL-1.0.txt EPL-2.0.txt >/dev/null 2>&1)
+weasy() {  # weasy HTML PDF CSS
+  python3 -c "import sys, weasyprint; weasyprint.HTML(sys.argv[1]).write_pdf(sys.argv[2], stylesheets=[weasyprint.CSS(string=sys.argv[3])])" "$1" "$2" "$3"
+}
+for k in CDDL-1.0 EUPL-1.2; do
+  weasy "$w/$k.html" "$out/probe29/$k.pdf" '@page{size:A4;margin:2cm;@bottom-center{content:counter(page)}} body{font-family:serif;font-size:10.5pt;text-align:justify} p{margin:0 0 .4em 0}'
+done
+for k in CC-BY-4.0 Elastic-2.0 BUSL-1.1; do
+  pandoc "$w/$k.html" -o "$out/probe29/$k.pdf" -V geometry:margin=2.5cm 2>/dev/null
+done
+pandoc -f markdown "$w/ODbL-1.0.md" -s -t ms -o "$w/odbl.ms"
+groff -ms -Tps -k "$w/odbl.ms" > "$w/odbl.ps" 2>/dev/null
+ps2pdf "$w/odbl.ps" "$out/probe30/ODbL-1.0.pdf"
+fold -s -w 92 "$w/APSL-2.0.txt" | iconv -f utf-8 -t latin1//TRANSLIT > "$w/apsl.txt"
+enscript -q -B -f Courier10 -p "$w/apsl.ps" "$w/apsl.txt"
+ps2pdf "$w/apsl.ps" "$out/probe30/APSL-2.0.pdf"
+weasy "$w/OSL-3.0.html" "$out/probe30/OSL-3.0.pdf" '@page{size:A4;margin:1.8cm;@bottom-right{content:"Page " counter(page)}} body{font-family:sans-serif;font-size:9.5pt;column-count:2;column-gap:1cm} p{margin:0 0 .5em 0}'
 rm -rf "$w"
