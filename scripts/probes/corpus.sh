@@ -34,7 +34,8 @@
 # process NEPs typeset by rst2pdf; probe 26 scikit-learn's governance and pytest's policies printed by
 # WeasyPrint from pandoc's HTML; probe 27 Matplotlib's policies through pandoc's ms and groff; probe 28
 # a code of conduct and a community guide through pandoc, Word and LibreOffice; probes 29 and 30
-# ten licences from the npm package spdx-license-list, typeset six ways. Needs enscript, ghostscript, groff, shared-mime-info, dpkg-dev's docs and
+# ten licences from the npm package spdx-license-list, typeset six ways; probe 31 sections of the
+# Debian Administrator's Handbook (groff, LibreOffice). Needs enscript, ghostscript, groff, shared-mime-info, dpkg-dev's docs and
 # man-db's docs (the packages of a Debian 12 desktop), `apt-get download` of debian-faq,
 # harden-doc, debian-policy and doc-debian, and for probes 9 and 11 libreoffice-writer-nogui and the Python
 # packages python-docx and reportlab, and for probes 13 and 14 weasyprint and fpdf2.
@@ -293,4 +294,35 @@ fold -s -w 92 "$w/APSL-2.0.txt" | iconv -f utf-8 -t latin1//TRANSLIT > "$w/apsl.
 enscript -q -B -f Courier10 -p "$w/apsl.ps" "$w/apsl.txt"
 ps2pdf "$w/apsl.ps" "$out/probe30/APSL-2.0.pdf"
 weasy "$w/OSL-3.0.html" "$out/probe30/OSL-3.0.pdf" '@page{size:A4;margin:1.8cm;@bottom-right{content:"Page " counter(page)}} body{font-family:sans-serif;font-size:9.5pt;column-count:2;column-gap:1cm} p{margin:0 0 .5em 0}'
+rm -rf "$w"
+
+# Probe 31: the Debian Administrator's Handbook (debian-handbook package): the sections on the
+# foundation documents, the project's internal workings and the release lifecycle, typeset
+# with groff -ms from their HTML by html2ms.py, and the chapters on security policy, dealing
+# with a compromised machine and backups, HTML printed by LibreOffice's web export.
+mkdir -p "$out/probe31"
+w=$(mktemp -d)
+(cd "$w" && apt-get download -q debian-handbook >/dev/null)
+dpkg -x "$w"/debian-handbook_*.deb "$w/x"
+html="$w/x/usr/share/doc/debian-handbook/html/en-US"
+(cd "$html" && python3 "$here/html2ms.py" "The Debian Project" sect.foundation-documents.html sect.debian-internals.html sect.release-lifecycle.html) > "$w/project.ms"
+groff -ms -Tps -k "$w/project.ms" > "$w/project.ps" 2>/dev/null
+ps2pdf "$w/project.ps" "$out/probe31/debian-project.pdf"
+python3 - "$html" "$w/security-and-backup.html" <<'PY'
+import re, sys
+parts = []
+for name in ("security.html", "sect.dealing-with-compromised-machine.html", "sect.backup.html"):
+    page = open(f"{sys.argv[1]}/{name}", encoding="utf-8").read()
+    body = re.search(r"<body[^>]*>(.*)</body>", page, re.S).group(1)
+    body = re.sub(r'<ul class="docnav[^"]*".*?</ul>', "", body, flags=re.S)
+    body = re.sub(r'<div id="banner".*?</div>', "", body, flags=re.S)
+    body = re.sub(r'<div class="toc".*?</div>\s*</div>', "", body, flags=re.S)
+    parts.append(re.sub(r"<img[^>]*>", "", body))
+style = "body{font-family:serif;font-size:11pt} pre{font-size:8pt}"
+with open(sys.argv[2], "w", encoding="utf-8") as f:
+    f.write(f'<html><head><meta charset="utf-8"><title>Security and backup</title><style>{style}</style></head><body>'
+            + "\n".join(parts) + "</body></html>")
+PY
+(cd "$w" && soffice --headless --convert-to pdf:writer_web_pdf_Export security-and-backup.html >/dev/null 2>&1)
+cp "$w/security-and-backup.pdf" "$out/probe31/"
 rm -rf "$w"

@@ -78,6 +78,10 @@ pub struct Clause {
     /// restriction, never a statement's polarity (what else it says may be a condition or an
     /// aside).
     pub without_polarity: bool,
+    /// What a prohibition requires before its act, as terms ("must not leave the harbour
+    /// *without a signed float plan*"): the act done without it breaks the rule, done with it
+    /// keeps it. Empty when the rule names no such thing.
+    pub precondition: HashSet<String>,
 }
 
 /// A lower or upper bound on a quantity ("at least three years", "within 30 days").
@@ -1374,7 +1378,37 @@ pub fn clause(sentence: &str) -> Option<Clause> {
         without_polarity: measure_only
             || [STATED_ORDER, STATED_RESTRICTION, MAY_ONLY].contains(&word),
         only,
+        precondition: if deontic == Deontic::Prohibition && !neither {
+            let full = lower(strip_marker(sentence));
+            full.find(word)
+                .map(|at| without_terms(&full[at..]))
+                .unwrap_or_default()
+        } else {
+            HashSet::new()
+        },
     })
+}
+
+/// Most words read after "without" as what is done without.
+const WITHOUT_WORDS: usize = 4;
+
+/// The terms of what a text says something is done without: up to [`WITHOUT_WORDS`] words
+/// after its first "without", to the end of the clause ("… leave without a signed float plan,
+/// …" → "sign", "float", "plan").
+fn without_terms(text_: &str) -> HashSet<String> {
+    let Some(at) = text_.to_lowercase().find("without ") else {
+        return HashSet::new();
+    };
+    let after = &text_[at + "without ".len()..];
+    let clause_end = after.find([',', ';', '.', ':', '(']).unwrap_or(after.len());
+    let words: Vec<&str> = after[..clause_end]
+        .split_whitespace()
+        .take(WITHOUT_WORDS)
+        .collect();
+    terms(&words.join(" "))
+        .into_iter()
+        .filter(|t| !t.starts_with('§'))
+        .collect()
 }
 
 /// Where a sentence without a modal states a measure of what is done — a recurrence ("every
@@ -2219,6 +2253,19 @@ pub fn check(statement: &Statement, clause: &Clause, similarity: f32) -> Option<
                 || part.0 >= 3
                 || whole_scope
                 || (part.0 >= 1 && similarity >= 0.55 && overlap >= 2));
+    // "Must not leave without a float plan": the act done without what the rule requires
+    // first breaks it, whatever else the text's polarity says.
+    if on_topic
+        && !clause.precondition.is_empty()
+        && shared(&without_terms(&part.1.text), &clause.precondition) >= 1
+    {
+        return Some(Conflict {
+            rule: AuditRule::ProhibitionBreached,
+            severity,
+            summary: "The text does without what the clause requires first".into(),
+            suggestion: "Do it only with what the clause requires.".into(),
+        });
+    }
     // "Installed uncompressed" says the opposite of "installed compressed".
     let part_positive = part.1.positive != negates_by_prefix(&part.1.text, &clause.terms);
     if !on_topic || part_positive == clause.positive {
@@ -2301,6 +2348,22 @@ mod tests {
         // A lead that binds nothing, or an item with its own modal, is read as it is.
         assert_eq!(framed_item("The clubhouse has:", "a. a bar;"), None);
         assert_eq!(framed_item(lead, "c. guests may not stay overnight."), None);
+    }
+
+    #[test]
+    fn doing_without_what_a_rule_requires_first_breaks_it() {
+        let rule =
+            clause("A boat should not leave the harbour without a signed float plan.").unwrap();
+        assert_eq!(rule.deontic, Deontic::Prohibition);
+        let breach = statement(
+            "Our boats leave the harbour as soon as the crew is aboard, without a float plan.",
+        );
+        assert_eq!(
+            check(&breach, &rule, 0.7).map(|c| c.rule),
+            Some(AuditRule::ProhibitionBreached)
+        );
+        let kept = statement("Our boats leave the harbour only with a signed float plan.");
+        assert!(check(&kept, &rule, 0.7).is_none());
     }
 
     #[test]
