@@ -353,8 +353,14 @@ impl Agent<'_> {
     }
 
     pub(in crate::agent) fn validate(&self, state: &mut RunState) -> Transition {
-        let action = state.action.unwrap_or(Action::Inquire);
         let n = state.documents.as_ref().map_or(0, |d| d.resolved.len());
+        // A comparison within one document ("Compare the governing law of the BeOpen and the
+        // CNRI agreements" of a file that holds both): that document's passages on the
+        // subject answer it, as a question to it.
+        if state.action == Some(Action::Compare) && n == 1 {
+            state.action = Some(Action::Inquire);
+        }
+        let action = state.action.unwrap_or(Action::Inquire);
         let need = match action {
             Action::Inquire => 0,
             Action::Summarize | Action::Audit => 1,

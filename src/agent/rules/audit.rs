@@ -1077,6 +1077,8 @@ pub fn clause(sentence: &str) -> Option<Clause> {
         Some(re) => re.replace_all(&l, "$1 ,").into_owned(),
         None => l,
     };
+    // "provided, however, that …" is "provided that …" with an aside.
+    let l = l.replace(" provided, however, that ", " provided that ");
     let before = event_before(&l);
     // The rule is in the main clause: a framing clause before it ("To make sure that this
     // cannot happen, you should set a password") holds no modal of the rule's.
@@ -1132,13 +1134,18 @@ pub fn clause(sentence: &str) -> Option<Clause> {
     {
         return None;
     }
-    const OBLIGE: [&str; 14] = [
+    const OBLIGE: [&str; 18] = [
         " provided that ",
         " must ",
         " shall ",
         " should ",
         " is required to ",
         " are required to ",
+        // A contract's parties bind themselves: "Licensee hereby agrees to include …".
+        " agrees to ",
+        " agree to ",
+        " undertakes to ",
+        " undertake to ",
         " has to ",
         " have to ",
         " needs to ",
@@ -2348,6 +2355,23 @@ mod tests {
         // A lead that binds nothing, or an item with its own modal, is read as it is.
         assert_eq!(framed_item("The clubhouse has:", "a. a bar;"), None);
         assert_eq!(framed_item(lead, "c. guests may not stay overnight."), None);
+    }
+
+    #[test]
+    fn a_party_that_agrees_to_an_act_is_bound_to_it() {
+        let rule = clause(
+            "The Member hereby agrees to include a copy of the berth rules in every sublease.",
+        )
+        .unwrap();
+        assert_eq!(rule.deontic, Deontic::Obligation);
+        assert!(rule.strong);
+        let none = statement("Our subleases do not include a copy of the berth rules.");
+        assert!(check(&none, &rule, 0.7).is_some());
+        let proviso = clause(
+            "The Member may sublet the berth, provided, however, that the berth rules are retained in every sublease.",
+        )
+        .unwrap();
+        assert_eq!(proviso.deontic, Deontic::Obligation);
     }
 
     #[test]
