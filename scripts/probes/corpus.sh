@@ -35,7 +35,8 @@
 # WeasyPrint from pandoc's HTML; probe 27 Matplotlib's policies through pandoc's ms and groff; probe 28
 # a code of conduct and a community guide through pandoc, Word and LibreOffice; probes 29 and 30
 # ten licences from the npm package spdx-license-list, typeset six ways; probe 31 sections of the
-# Debian Administrator's Handbook (groff, LibreOffice). Needs enscript, ghostscript, groff, shared-mime-info, dpkg-dev's docs and
+# Debian Administrator's Handbook (groff, LibreOffice); probe 32 Python's licence history and
+# Debian's menu sub-policy; probe 33 Twisted's and cryptography's policies. Needs enscript, ghostscript, groff, shared-mime-info, dpkg-dev's docs and
 # man-db's docs (the packages of a Debian 12 desktop), `apt-get download` of debian-faq,
 # harden-doc, debian-policy and doc-debian, and for probes 9 and 11 libreoffice-writer-nogui and the Python
 # packages python-docx and reportlab, and for probes 13 and 14 weasyprint and fpdf2.
@@ -325,4 +326,50 @@ with open(sys.argv[2], "w", encoding="utf-8") as f:
 PY
 (cd "$w" && soffice --headless --convert-to pdf:writer_web_pdf_Export security-and-backup.html >/dev/null 2>&1)
 cp "$w/security-and-backup.pdf" "$out/probe31/"
+rm -rf "$w"
+
+# Probe 32: Python's "History and License" page (python3.11-doc), its HTML printed by
+# WeasyPrint with the release table, and Debian's menu sub-policy (debian-policy), printed by
+# enscript.
+mkdir -p "$out/probe32"
+w=$(mktemp -d)
+(cd "$w" && apt-get download -q python3.11-doc debian-policy >/dev/null)
+dpkg -x "$w"/python3.11-doc_*.deb "$w/py"
+dpkg -x "$w"/debian-policy_*.deb "$w/pol"
+python3 - "$w/py/usr/share/doc/python3.11/html/license.html" "$out/probe32/python-license.pdf" <<'PY'
+import re, sys, weasyprint
+page = open(sys.argv[1], encoding="utf-8").read()
+body = re.search(r'<div class="body" role="main">(.*?)<div class="sphinxsidebar"', page, re.S).group(1)
+body = re.sub(r'<a class="headerlink"[^>]*>.*?</a>', "", body, flags=re.S)
+css = ("@page{size:A4;margin:2cm;@bottom-center{content:counter(page)}} body{font-family:serif;font-size:10pt}"
+       " pre{font-size:8pt;white-space:pre-wrap} table{border-collapse:collapse} td,th{border:1px solid #888;padding:2px 6px}"
+       " h1{font-size:16pt} h2{font-size:13pt} h3{font-size:11pt}")
+html = f'<html><head><meta charset="utf-8"><title>History and License</title></head><body>{body}</body></html>'
+weasyprint.HTML(string=html).write_pdf(sys.argv[2], stylesheets=[weasyprint.CSS(string=css)])
+PY
+zcat "$w/pol/usr/share/doc/debian-policy/menu-policy.txt.gz" | iconv -f utf-8 -t latin1//TRANSLIT > "$w/menu.txt"
+enscript -q -B -f Courier10 -p "$w/menu.ps" "$w/menu.txt"
+ps2pdf "$w/menu.ps" "$out/probe32/menu-policy.pdf"
+rm -rf "$w"
+
+# Probe 33: Twisted's compatibility policy and review process (LaTeX through pandoc) and
+# cryptography's API stability and security pages (pandoc's HTML, WeasyPrint), from their
+# sdists on PyPI, made plain by sphinx2rst.py.
+mkdir -p "$out/probe33"
+w=$(mktemp -d)
+for pair in twisted:twisted-24.7.0 cryptography:cryptography-43.0.1; do
+  f=${pair#*:}.tar.gz
+  url=$(curl -s "https://pypi.org/simple/${pair%%:*}/" | grep -o "href=\"[^\"]*/$f[^\"]*\"" | head -1 | sed 's/^href="//; s/"$//; s/&amp;/\&/g')
+  curl -sL -o "$w/$f" "$url" && (cd "$w" && tar xzf "$f")
+done
+tw="$w/twisted-24.7.0/docs/development"
+python3 "$here/sphinx2rst.py" "$tw/compatibility-policy.rst" > "$w/tw-compat.rst"
+python3 "$here/sphinx2rst.py" "$tw/review-process.rst" > "$w/tw-review.rst"
+pandoc -f rst "$w/tw-compat.rst" -o "$out/probe33/twisted-compatibility-policy.pdf" -V geometry:margin=2.5cm 2>/dev/null
+pandoc -f rst "$w/tw-review.rst" -o "$out/probe33/twisted-review-process.pdf" -V geometry:margin=2.5cm 2>/dev/null
+for d in api-stability security; do
+  python3 "$here/sphinx2rst.py" "$w/cryptography-43.0.1/docs/$d.rst"
+done > "$w/cr.rst"
+pandoc -f rst "$w/cr.rst" -s -o "$w/cr.html" --metadata title="cryptography: API stability and security" 2>/dev/null
+python3 -c "import sys, weasyprint; weasyprint.HTML(sys.argv[1]).write_pdf(sys.argv[2], stylesheets=[weasyprint.CSS(string='@page{size:Letter;margin:2.2cm} body{font-family:sans-serif;font-size:10pt;max-width:none}')])" "$w/cr.html" "$out/probe33/cryptography-stability-security.pdf"
 rm -rf "$w"

@@ -483,6 +483,13 @@ pub fn stem(word: &str) -> String {
     };
     // "file"/"files", "notice"/"notices"/"noticed" and "change"/"changed" meet without the e.
     let base = strip_suffixes(&w);
+    // "acknowledgment"/"acknowledged", "requirement"/"required", "development"/"developed"
+    // meet when four letters stay (Porter's rule for "-ment"): "comment", "payment" and
+    // "element" keep theirs.
+    let base = match base.strip_suffix("ment") {
+        Some(b) if b.chars().count() >= 4 => b.to_owned(),
+        _ => base,
+    };
     let base = match base.strip_suffix('e') {
         Some(b) if b.chars().count() >= 3 => b.to_owned(),
         _ => base,
@@ -1162,6 +1169,19 @@ mod tests {
         assert_ne!(stem("mission"), stem("miss"));
         assert_ne!(stem("version"), stem("verse"));
         assert_eq!(stem("violation"), stem("violated"));
+    }
+
+    #[test]
+    fn a_noun_in_ment_meets_its_verb() {
+        assert_eq!(stem("acknowledgment"), stem("acknowledged"));
+        assert_eq!(stem("acknowledgement"), stem("acknowledges"));
+        assert_eq!(stem("requirements"), stem("required"));
+        assert_eq!(stem("amendment"), stem("amend"));
+        assert_eq!(stem("documentation"), stem("documents"));
+        // Short stems keep their "-ment".
+        assert_ne!(stem("comment"), stem("com"));
+        assert_ne!(stem("payment"), stem("pay"));
+        assert_ne!(stem("element"), stem("ele"));
     }
 
     #[test]
