@@ -1648,6 +1648,24 @@ async fn a_long_clause_whose_boundaries_end_its_lines_is_quoted_where_it_holds_t
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_comparison_within_one_document_is_answered_from_it() {
+    // Regression: a comparison of two parts of one document asked for a second document.
+    let (t, p, doc) = mooring_licence().await;
+    let agent = Agent::new(&t.lib).without_cache();
+    let turn = ask_ok(
+        &agent,
+        &p,
+        AskRequest {
+            documents: vec![doc.id.clone()],
+            action: Some(Action::Compare),
+            ..ask("Compare what the licence says about hire and about complaints.")
+        },
+    )
+    .await;
+    assert_answered_quoting(&turn, "hire");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_audit_flags_a_list_item_its_lead_binds_with_must() {
     // Regression: "a. display the mooring tag …" has no modal of its own; its lead ends "You
     // must:". Read alone it bound nothing, and a text whose boats show no tag was compliant.

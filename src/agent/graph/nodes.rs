@@ -356,8 +356,12 @@ impl Agent<'_> {
         let n = state.documents.as_ref().map_or(0, |d| d.resolved.len());
         // A comparison within one document ("Compare the governing law of the BeOpen and the
         // CNRI agreements" of a file that holds both): that document's passages on the
-        // subject answer it, as a question to it.
-        if state.action == Some(Action::Compare) && n == 1 {
+        // subject answer it, as a question to it. One with no subject ("Compare these")
+        // asks for the other document.
+        if state.action == Some(Action::Compare)
+            && n == 1
+            && crate::agent::rules::compare::has_subject(&resolve::strip_tags(&state.question))
+        {
             state.action = Some(Action::Inquire);
         }
         let action = state.action.unwrap_or(Action::Inquire);

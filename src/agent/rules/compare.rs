@@ -270,20 +270,18 @@ pub fn diff_versions(old: &[&str], new: &[&str]) -> Vec<Change> {
     // the most distinctive first ([`distinct_vocabulary`]); the rest after it.
     let (old_vocab, new_vocab) = (vocabulary(old), vocabulary(new));
     let mut novel: Vec<(f32, usize, Change)> = Vec::new();
-    for &j in &added {
-        let score = distinct_vocabulary(new[j], &new_vocab, &old_vocab);
-        if score > 0.0 {
-            novel.push((score, j, Change::Added(j)));
-        } else {
-            out.push((2, j, Change::Added(j)));
-        }
-    }
-    for &i in &removed {
-        let score = distinct_vocabulary(old[i], &old_vocab, &new_vocab);
-        if score > 0.0 {
-            novel.push((score, i, Change::Removed(i)));
-        } else {
-            out.push((3, i, Change::Removed(i)));
+    let sides = added
+        .iter()
+        .map(|&j| (2, j, Change::Added(j), new[j], &new_vocab, &old_vocab))
+        .chain(
+            removed
+                .iter()
+                .map(|&i| (3, i, Change::Removed(i), old[i], &old_vocab, &new_vocab)),
+        );
+    for (rank, at, change, sentence, own, other) in sides {
+        match distinct_vocabulary(sentence, own, other) {
+            score if score > 0.0 => novel.push((score, at, change)),
+            _ => out.push((rank, at, change)),
         }
     }
     novel.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
@@ -524,6 +522,15 @@ pub fn names_or_compares(word: &str, names: &HashSet<String>) -> bool {
             .all(|t| VOCABULARY.contains(t) || (named && names.contains(t)))
 }
 
+/// Whether a comparison says what it compares beyond comparing and pointing ("Compare the
+/// governing law of the two agreements" does, "Compare these" does not).
+pub fn has_subject(question: &str) -> bool {
+    let none = HashSet::new();
+    question
+        .split_whitespace()
+        .any(|w| !stems(w).is_empty() && !names_or_compares(w, &none))
+}
+
 /// The head noun of a document's name, stemmed: its last word of letters ("agreement" of
 /// "Master Services Agreement", "addendum" of "data-processing-addendum-v2"). Written in lower
 /// case in a comparison ("how do the agreement and the addendum differ"), it names the document
@@ -722,6 +729,13 @@ mod tests {
         // The opening of the run near the start, then the sentence near the end, before the
         // rest of the run.
         assert_eq!(first_two, vec![Change::Added(2), Change::Added(39)]);
+    }
+
+    #[test]
+    fn a_comparison_has_a_subject_beyond_comparing_and_pointing() {
+        assert!(has_subject("Compare the mooring fees of the two harbours."));
+        assert!(!has_subject("Compare these"));
+        assert!(!has_subject("What are the differences between them?"));
     }
 
     #[test]
