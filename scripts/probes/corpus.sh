@@ -62,6 +62,11 @@ zcat /usr/share/doc/man-db/man-db-manual.ps.gz > /tmp/man-db-manual.ps
 ps2pdf /tmp/man-db-manual.ps "$out/probe4/man-db-manual.pdf" && rm -f /tmp/man-db-manual.ps
 cp /usr/share/doc/libtasn1-doc/libtasn1.pdf "$out/probe4/"
 here=$(cd "$(dirname "$0")" && pwd)
+pypi_sdist() {  # pypi_sdist DIR PROJECT FILE: the sdist FILE of PROJECT from PyPI's simple index into DIR
+  local url
+  url=$(curl -s "https://pypi.org/simple/$2/" | grep -o "href=\"[^\"]*/$3[^\"]*\"" | head -1 | sed 's/^href="//; s/"$//; s/&amp;/\&/g')
+  curl -sL -o "$1/$3" "$url"
+}
 tmp=$(mktemp -d)
 (cd "$tmp" && apt-get download -q debian-faq harden-doc debian-policy >/dev/null)
 dpkg -x "$tmp"/debian-faq_*.deb "$tmp/faq"
@@ -200,8 +205,7 @@ rm -rf "$w"
 mkdir -p "$out/probe25"
 w=$(mktemp -d)
 for f in numpy-2.1.3.tar.gz numpy-1.22.4.zip; do
-  url=$(curl -s https://pypi.org/simple/numpy/ | grep -o "href=\"[^\"]*/$f[^\"]*\"" | head -1 | sed 's/^href="//; s/"$//; s/&amp;/\&/g')
-  curl -sL -o "$w/$f" "$url"
+  pypi_sdist "$w" numpy "$f"
 done
 (cd "$w" && tar xzf numpy-2.1.3.tar.gz numpy-2.1.3/doc && unzip -q numpy-1.22.4.zip 'numpy-1.22.4/doc/neps/*')
 new="$w/numpy-2.1.3/doc"
@@ -223,8 +227,7 @@ mkdir -p "$out/probe26"
 w=$(mktemp -d)
 for pair in scikit-learn:scikit_learn-1.5.2 scikit-learn:scikit-learn-0.24.2 pytest:pytest-8.3.3; do
   f=${pair#*:}.tar.gz
-  url=$(curl -s "https://pypi.org/simple/${pair%%:*}/" | grep -o "href=\"[^\"]*/$f[^\"]*\"" | head -1 | sed 's/^href="//; s/"$//; s/&amp;/\&/g')
-  curl -sL -o "$w/$f" "$url" && (cd "$w" && tar xzf "$f")
+  pypi_sdist "$w" "${pair%%:*}" "$f" && (cd "$w" && tar xzf "$f")
 done
 for spec in "sklearn-governance-1.5:scikit_learn-1.5.2/doc/governance.rst:Scikit-learn governance (version 1.5):plain" \
   "sklearn-governance-0.24:scikit-learn-0.24.2/doc/governance.rst:Scikit-learn governance (version 0.24):plain" \
@@ -243,8 +246,7 @@ rm -rf "$w"
 # on PyPI, made plain by sphinx2rst.py, written as ms by pandoc and typeset by groff -t -ms.
 mkdir -p "$out/probe27"
 w=$(mktemp -d)
-url=$(curl -s https://pypi.org/simple/matplotlib/ | grep -o 'href="[^"]*/matplotlib-3.9.2.tar.gz[^"]*"' | head -1 | sed 's/^href="//; s/"$//; s/&amp;/\&/g')
-curl -sL -o "$w/mpl.tar.gz" "$url" && (cd "$w" && tar xzf mpl.tar.gz matplotlib-3.9.2/doc/devel)
+pypi_sdist "$w" matplotlib matplotlib-3.9.2.tar.gz && (cd "$w" && tar xzf matplotlib-3.9.2.tar.gz matplotlib-3.9.2/doc/devel)
 for pair in mpl-dependency-policy:min_dep_policy mpl-api-guidelines:api_changes; do
   n=${pair%%:*}
   python3 "$here/sphinx2rst.py" "$w/matplotlib-3.9.2/doc/devel/${pair#*:}.rst" | grep -v '^\.\. \(toctree\|redirect-from\)::' > "$w/$n.rst"
@@ -259,8 +261,7 @@ mkdir -p "$out/probe28"
 w=$(mktemp -d)
 for pair in pytest:pytest-8.3.3 matplotlib:matplotlib-3.9.2; do
   f=${pair#*:}.tar.gz
-  url=$(curl -s "https://pypi.org/simple/${pair%%:*}/" | grep -o "href=\"[^\"]*/$f[^\"]*\"" | head -1 | sed 's/^href="//; s/"$//; s/&amp;/\&/g')
-  curl -sL -o "$w/$f" "$url" && (cd "$w" && tar xzf "$f")
+  pypi_sdist "$w" "${pair%%:*}" "$f" && (cd "$w" && tar xzf "$f")
 done
 pandoc -f gfm "$w/pytest-8.3.3/CODE_OF_CONDUCT.md" -o "$w/pytest-code-of-conduct.docx"
 python3 "$here/sphinx2rst.py" "$w/matplotlib-3.9.2/doc/devel/communication_guide.rst" > "$w/mpl-community-guide.rst"
@@ -359,8 +360,7 @@ mkdir -p "$out/probe33"
 w=$(mktemp -d)
 for pair in twisted:twisted-24.7.0 cryptography:cryptography-43.0.1; do
   f=${pair#*:}.tar.gz
-  url=$(curl -s "https://pypi.org/simple/${pair%%:*}/" | grep -o "href=\"[^\"]*/$f[^\"]*\"" | head -1 | sed 's/^href="//; s/"$//; s/&amp;/\&/g')
-  curl -sL -o "$w/$f" "$url" && (cd "$w" && tar xzf "$f")
+  pypi_sdist "$w" "${pair%%:*}" "$f" && (cd "$w" && tar xzf "$f")
 done
 tw="$w/twisted-24.7.0/docs/development"
 python3 "$here/sphinx2rst.py" "$tw/compatibility-policy.rst" > "$w/tw-compat.rst"
