@@ -67,18 +67,21 @@ pypi_sdist() {  # pypi_sdist DIR PROJECT FILE: the sdist FILE of PROJECT from Py
   url=$(curl -s "https://pypi.org/simple/$2/" | grep -o "href=\"[^\"]*/$3[^\"]*\"" | head -1 | sed 's/^href="//; s/"$//; s/&amp;/\&/g')
   curl -sL -o "$1/$3" "$url"
 }
+deb_unpack() {  # deb_unpack DIR PACKAGE DEST: PACKAGE's .deb fetched into DIR, unpacked in DEST
+  (cd "$1" && apt-get download -q "$2" >/dev/null)
+  dpkg -x "$1/$2"_*.deb "$3"
+}
 tmp=$(mktemp -d)
-(cd "$tmp" && apt-get download -q debian-faq harden-doc debian-policy >/dev/null)
-dpkg -x "$tmp"/debian-faq_*.deb "$tmp/faq"
+deb_unpack "$tmp" debian-faq "$tmp/faq"
 gunzip -c "$tmp/faq/usr/share/doc/debian/FAQ/debian-faq.en.pdf.gz" > "$out/probe5/debian-faq.pdf"
-dpkg -x "$tmp"/harden-doc_*.deb "$tmp/harden"
+deb_unpack "$tmp" harden-doc "$tmp/harden"
 html="$tmp/harden/usr/share/doc/harden-doc/html/en-US"
 # Chapter 4 ("After installation"): pages 18 to 37 of the manual's reading order.
 pages=$(grep -o 'href="[a-z0-9_-]*\.html' "$html/index.html" | sed 's/href="//' | awk '!seen[$0]++' | sed -n 18,37p)
 (cd "$html" && python3 "$here/html2ms.py" "Securing Debian Manual: After installation" $pages) > "$tmp/harden.ms"
 groff -ms -Tps -k "$tmp/harden.ms" > "$tmp/harden.ps" 2>/dev/null
 ps2pdf "$tmp/harden.ps" "$out/probe5/securing-debian.pdf"
-dpkg -x "$tmp"/debian-policy_*.deb "$tmp/policy"
+deb_unpack "$tmp" debian-policy "$tmp/policy"
 doc="$tmp/policy/usr/share/doc/debian-policy"
 gunzip -c "$doc/policy.pdf.gz" > "$out/probe6/debian-policy.pdf"
 for t in copyright-format-1.0:copyright-format perl-policy:perl-policy; do
@@ -140,8 +143,7 @@ rm -rf "$w"
 # Writer) and the Debian Social Contract with the DFSG (enscript), all from the doc-debian package.
 mkdir -p "$out/probe21"
 w=$(mktemp -d)
-(cd "$w" && apt-get download -q doc-debian >/dev/null)
-dpkg -x "$w"/doc-debian_*.deb "$w/x"
+deb_unpack "$w" doc-debian "$w/x"
 d="$w/x/usr/share/doc/debian"
 gunzip -c "$d/constitution.1.7.txt.gz" > "$w/constitution-v1.7.txt"
 gunzip -c "$d/constitution.txt.gz" > "$w/constitution-v1.9.txt"
@@ -155,8 +157,7 @@ rm -rf "$w"
 # reStructuredText printed by LibreOffice Writer or by enscript.
 mkdir -p "$out/probe22"
 w=$(mktemp -d)
-(cd "$w" && apt-get download -q linux-doc-6.1 >/dev/null)
-dpkg -x "$w"/linux-doc-6.1_*.deb "$w/x"
+deb_unpack "$w" linux-doc-6.1 "$w/x"
 d="$w/x/usr/share/doc/linux-doc-6.1/Documentation"
 for f in admin-guide/security-bugs process/stable-kernel-rules process/handling-regressions process/researcher-guidelines; do
   gunzip -c "$d/$f.rst.gz" > "$w/$(basename "$f").txt"
@@ -304,8 +305,7 @@ rm -rf "$w"
 # with a compromised machine and backups, HTML printed by LibreOffice's web export.
 mkdir -p "$out/probe31"
 w=$(mktemp -d)
-(cd "$w" && apt-get download -q debian-handbook >/dev/null)
-dpkg -x "$w"/debian-handbook_*.deb "$w/x"
+deb_unpack "$w" debian-handbook "$w/x"
 html="$w/x/usr/share/doc/debian-handbook/html/en-US"
 (cd "$html" && python3 "$here/html2ms.py" "The Debian Project" sect.foundation-documents.html sect.debian-internals.html sect.release-lifecycle.html) > "$w/project.ms"
 groff -ms -Tps -k "$w/project.ms" > "$w/project.ps" 2>/dev/null
@@ -334,9 +334,8 @@ rm -rf "$w"
 # enscript.
 mkdir -p "$out/probe32"
 w=$(mktemp -d)
-(cd "$w" && apt-get download -q python3.11-doc debian-policy >/dev/null)
-dpkg -x "$w"/python3.11-doc_*.deb "$w/py"
-dpkg -x "$w"/debian-policy_*.deb "$w/pol"
+deb_unpack "$w" python3.11-doc "$w/py"
+deb_unpack "$w" debian-policy "$w/pol"
 python3 - "$w/py/usr/share/doc/python3.11/html/license.html" "$out/probe32/python-license.pdf" <<'PY'
 import re, sys, weasyprint
 page = open(sys.argv[1], encoding="utf-8").read()

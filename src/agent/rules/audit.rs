@@ -439,13 +439,16 @@ static MODAL_COMMA: Pattern = LazyLock::new(|| regex(r"\b(must|shall|should|may)
 /// it reinstates: 1. automatically …; or 2. upon …" (a number, a letter or a roman numeral
 /// and a full stop); the label is group 1 or 2.
 static ITEM: Pattern = LazyLock::new(|| {
-    regex(
-        r"(?:^|[\s:;])(\(?[a-h]\))\s|(?:[:;]|;\s+(?:and|or))\s+((?:\d{1,2}|[a-hA-H]|[ivx]{1,4})\.)\s",
-    )
+    regex(&format!(
+        r"(?:^|[\s:;])(\(?[a-h]\))\s|(?:[:;]|;\s+(?:and|or))\s+({DOT_LABEL_BODY})\s"
+    ))
 });
 
+/// A label that a full stop ends: "1.", "B.", "iv." (see [`ITEM`], [`DOT_LABEL`]).
+const DOT_LABEL_BODY: &str = r"(?:\d{1,2}|[a-hA-H]|[ivx]{1,4})\.";
+
 /// The label of an item that a full stop ends: "1. ", "B. ", "iv. ".
-static DOT_LABEL: Pattern = LazyLock::new(|| regex(r"^(?:\d{1,2}|[a-hA-H]|[ivx]{1,4})\.\s"));
+static DOT_LABEL: Pattern = LazyLock::new(|| regex(&format!(r"^{DOT_LABEL_BODY}\s")));
 
 /// A condition that makes an act acceptable or not: "without the owner's consent".
 static CONDITION: Pattern = LazyLock::new(|| {
@@ -485,16 +488,15 @@ fn concept(word: &str) -> Option<&'static str> {
             || any(&["retain", "preserv", "maintain"])
         {
             "§keep"
-        } else if PROVIDING.contains(&word) {
-            "§provide"
         } else {
             return None;
         },
     )
 }
 
-/// The verb forms of giving something to someone (a concept of [`concept`]); not the nouns
-/// of the party ("provider", "supplier") or "supplement".
+/// The verb forms of giving something to someone, a concept read on the words in order (see
+/// [`terms`]: "provided that" gives nothing); not the nouns of the party ("provider",
+/// "supplier") or "supplement".
 const PROVIDING: [&str; 20] = [
     "provide",
     "provides",
@@ -581,7 +583,7 @@ pub fn terms(text_: &str) -> HashSet<String> {
             continue;
         }
         let s = text::stem(t);
-        if let Some(c) = concept(t).filter(|c| *c != "§provide") {
+        if let Some(c) = concept(t) {
             out.insert(c.to_owned());
         }
         out.insert(s);
@@ -1403,10 +1405,11 @@ const WITHOUT_WORDS: usize = 4;
 /// after its first "without", to the end of the clause ("… leave without a signed float plan,
 /// …" → "sign", "float", "plan").
 fn without_terms(text_: &str) -> HashSet<String> {
-    let Some(at) = text_.to_lowercase().find("without ") else {
+    let lower = text_.to_lowercase();
+    let Some(at) = lower.find("without ") else {
         return HashSet::new();
     };
-    let after = &text_[at + "without ".len()..];
+    let after = &lower[at + "without ".len()..];
     let clause_end = after.find([',', ';', '.', ':', '(']).unwrap_or(after.len());
     let words: Vec<&str> = after[..clause_end]
         .split_whitespace()

@@ -371,8 +371,8 @@ fn kind_of(ask: &str) -> Option<Kind> {
             return Some(Kind::Name);
         }
     }
-    // "Which country's law …", "Whose … ", "Which bank's terms …": the possessor is one
-    // named place or body.
+    // "Which country's law …", "Which bank's terms …": the possessor is one named place or
+    // body.
     if matches!(wh.as_str(), "which" | "what")
         && let Some(owner) = word(0)
             .strip_suffix("'s")
