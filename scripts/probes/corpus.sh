@@ -36,7 +36,9 @@
 # a code of conduct and a community guide through pandoc, Word and LibreOffice; probes 29 and 30
 # ten licences from the npm package spdx-license-list, typeset six ways; probe 31 sections of the
 # Debian Administrator's Handbook (groff, LibreOffice); probe 32 Python's licence history and
-# Debian's menu sub-policy; probe 33 Twisted's and cryptography's policies. Needs enscript, ghostscript, groff, shared-mime-info, dpkg-dev's docs and
+# Debian's menu sub-policy; probe 33 Twisted's and cryptography's policies; probe 34 SciPy's
+# governance, developer guide and toolchain roadmaps typeset by Typst; probe 35 pip's release
+# process, vendoring policy (Typst) and issue triage guide (pandoc, LibreOffice). Needs enscript, ghostscript, groff, shared-mime-info, dpkg-dev's docs and
 # man-db's docs (the packages of a Debian 12 desktop), `apt-get download` of debian-faq,
 # harden-doc, debian-policy and doc-debian, and for probes 9 and 11 libreoffice-writer-nogui and the Python
 # packages python-docx and reportlab, and for probes 13 and 14 weasyprint and fpdf2.
@@ -371,4 +373,47 @@ for d in api-stability security; do
 done > "$w/cr.rst"
 pandoc -f rst "$w/cr.rst" -s -o "$w/cr.html" --metadata title="cryptography: API stability and security" 2>/dev/null
 python3 -c "import sys, weasyprint; weasyprint.HTML(sys.argv[1]).write_pdf(sys.argv[2], stylesheets=[weasyprint.CSS(string='@page{size:Letter;margin:2.2cm} body{font-family:sans-serif;font-size:10pt;max-width:none}')])" "$w/cr.html" "$out/probe33/cryptography-stability-security.pdf"
+rm -rf "$w"
+
+# Probe 34: SciPy's governance, core developer guide and two versions of its toolchain roadmap
+# (1.9 and 1.14, with their version tables), from the SciPy sdists on PyPI, made plain by
+# sphinx2rst.py and typeset by Typst (pandoc 3's Typst writer): PyPI's `pypandoc_binary` ships
+# that pandoc and `typst` the compiler (`pip install pypandoc_binary typst`).
+mkdir -p "$out/probe34"
+w=$(mktemp -d)
+for v in 1.9.3 1.14.1; do
+  pypi_sdist "$w" scipy "scipy-$v.tar.gz" && (cd "$w" && tar xzf "scipy-$v.tar.gz" "scipy-$v/doc/source/dev")
+done
+pandoc3=$(python3 -c "import pypandoc; print(pypandoc.get_pandoc_path())")
+typeset() {  # typeset RST PDF: reStructuredText through pandoc's Typst writer and Typst
+  "$pandoc3" -f rst -t typst -s "$1" -o "${1%.rst}.typ"
+  python3 -c "import sys, typst; typst.compile(sys.argv[1], output=sys.argv[2])" "${1%.rst}.typ" "$2"
+}
+dev="$w/scipy-1.14.1/doc/source/dev"
+python3 "$here/sphinx2rst.py" "$dev/governance.rst" > "$w/governance.rst"
+typeset "$w/governance.rst" "$out/probe34/scipy-governance.pdf"
+head -6 "$dev/core-dev/index.rst" > "$w/coredev.rst"
+for part in decisions newfeatures licensing versioning deprecations vendored-code releasing; do
+  echo >> "$w/coredev.rst"
+  python3 "$here/sphinx2rst.py" "$dev/core-dev/$part.rst.inc" >> "$w/coredev.rst"
+done
+typeset "$w/coredev.rst" "$out/probe34/scipy-core-developer-guide.pdf"
+for v in 1.9.3:1.9 1.14.1:1.14; do
+  python3 "$here/sphinx2rst.py" "$w/scipy-${v%%:*}/doc/source/dev/toolchain.rst" > "$w/toolchain-${v##*:}.rst"
+  typeset "$w/toolchain-${v##*:}.rst" "$out/probe34/scipy-toolchain-roadmap-${v##*:}.pdf"
+done
+rm -rf "$w"
+
+# Probe 35: pip's release process (Typst) and vendoring policy (Typst) and its issue triage
+# guide (Markdown through pandoc 3 to Word, LibreOffice to PDF), from the pip sdist on PyPI.
+mkdir -p "$out/probe35"
+w=$(mktemp -d)
+pypi_sdist "$w" pip pip-24.2.tar.gz && (cd "$w" && tar xzf pip-24.2.tar.gz pip-24.2/docs/html/development pip-24.2/src/pip/_vendor/README.rst)
+python3 "$here/sphinx2rst.py" "$w/pip-24.2/docs/html/development/release-process.rst" > "$w/release.rst"
+typeset "$w/release.rst" "$out/probe35/pip-release-process.pdf"
+python3 "$here/sphinx2rst.py" "$w/pip-24.2/src/pip/_vendor/README.rst" > "$w/vendoring.rst"
+typeset "$w/vendoring.rst" "$out/probe35/pip-vendoring-policy.pdf"
+"$pandoc3" -f gfm "$w/pip-24.2/docs/html/development/issue-triage.md" -o "$w/pip-issue-triage.docx"
+(cd "$w" && soffice --headless --convert-to pdf pip-issue-triage.docx > /dev/null 2>&1)
+cp "$w/pip-issue-triage.pdf" "$out/probe35/"
 rm -rf "$w"
