@@ -1802,3 +1802,107 @@ async fn a_body_renamed_throughout_a_new_version_is_named_in_any_comparison_of_t
     }
     assert_quotes_on_pages(&t.lib, &p, &turn.answer.citations).await;
 }
+
+/// A boatyard procedure printed by enscript (`boatyard-procedures.pdf`, see
+/// `fixtures/make-fixtures.sh`): numbered steps under "this is what must be done … :", one step
+/// continued by a sentence of its own, a table of versions without tabs, a one-year period
+/// about members beside the yard master's appointment.
+async fn boatyard_procedures() -> OneDocument {
+    fixture_library("boatyard-procedures.pdf").await
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_audit_holds_a_text_to_the_steps_a_procedure_requires_done() {
+    // Regression: the steps ("3. Wait at least 48 hours …", "4. Record the lift …") have no
+    // modal; their lead requires them done ("this is what must be done … :") without ending on
+    // a modal, a sentence inside step 2 ended the list, and the lead's last word ("out") was
+    // read as a line stopping mid-sentence, gluing "1." to it. A text that lifts after 12 hours
+    // and keeps no log was compliant.
+    let (t, p, doc) = boatyard_procedures().await;
+    let agent = Agent::new(&t.lib).without_cache();
+    let request = "Check our lift rules against the boatyard procedures.";
+    let (summaries, text) = audit_summaries(
+        &agent,
+        &p,
+        &doc,
+        request,
+        "Lift rules. We lift a boat 12 hours after booking the crane. The lift is not recorded in the yard log.",
+    )
+    .await;
+    assert_eq!(summaries.len(), 2, "{text}");
+    assert!(text.contains("at least 48 hours"), "{text}");
+    assert!(text.contains("Record the lift in the yard log"), "{text}");
+    assert_compliant(
+        &agent,
+        &p,
+        &doc,
+        request,
+        "Lift rules. We book the crane with the yard office and wait at least 48 hours after booking before the lift. Every lift is recorded in the yard log.",
+    )
+    .await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_version_in_a_table_row_without_tabs_answers_a_question_for_a_version() {
+    // Regression: "Chart plotter 4.12.2" under "Equipment Minimum version" read as a title
+    // (capitalised words and a number, no tabs between its cells), and a dotted number was no
+    // value: "the library does not mention a number".
+    let (t, p, doc) = boatyard_procedures().await;
+    let agent = Agent::new(&t.lib).without_cache();
+    let turn = ask_about(
+        &agent,
+        &p,
+        &doc,
+        "What is the minimum chart plotter version?",
+    )
+    .await;
+    assert_eq!(turn.answer.status, Status::Answered, "{}", turn.answer.text);
+    assert!(turn.answer.text.contains("4.12.2"), "{}", turn.answer.text);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_duration_about_someone_else_does_not_answer_how_long_an_appointment_lasts() {
+    // Regression: "for how many years is the yard master appointed?" was answered with the
+    // members' "at least one year": the asked unit ("years") tied that sentence to the question.
+    let (t, p, doc) = boatyard_procedures().await;
+    let agent = Agent::new(&t.lib).without_cache();
+    let question = "For how many years is the yard master appointed?";
+    let turn = ask_about(&agent, &p, &doc, question).await;
+    assert_eq!(turn.answer.status, Status::Refused, "{}", turn.answer.text);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn versions_named_only_by_their_titles_are_compared_old_to_new_by_number() {
+    // Regression: without a version field, versions were ordered by when they were added; the
+    // 1.14 rules added before the 1.9 ones were compared "1.14 → 1.9 (old → new)".
+    let t = TestLib::new().await;
+    let p = t.profile("alice").await;
+    let dir = tempfile::tempdir().unwrap();
+    let mut ids = Vec::new();
+    for (fixture_name, name) in [
+        ("capital-2025.pdf", "bank-capital-rules-1.14.pdf"),
+        ("capital-2024.pdf", "bank-capital-rules-1.9.pdf"),
+    ] {
+        let path = dir.path().join(name);
+        std::fs::copy(fixture(fixture_name), &path).unwrap();
+        ids.push(ingest(&t.lib, &p, request(path)).await.unwrap().document.id);
+    }
+    let agent = Agent::new(&t.lib).without_cache();
+    let turn = ask_ok(
+        &agent,
+        &p,
+        AskRequest {
+            documents: ids.clone(),
+            action: Some(Action::Compare),
+            ..ask("What changed between the two versions?")
+        },
+    )
+    .await;
+    assert!(
+        turn.answer
+            .text
+            .contains("**bank-capital-rules-1.9** → **bank-capital-rules-1.14**"),
+        "{}",
+        turn.answer.text
+    );
+}

@@ -158,6 +158,7 @@ impl Agent<'_> {
         let mut evidence_all = Vec::new();
         for t in &targets {
             let mut found: Vec<Candidate> = Vec::new();
+            let mut framed_at: HashSet<u64> = HashSet::new();
             for s in &statements {
                 // The statement, and each of its clauses when it has several ("… links to
                 // shared headers, and every directory in it is mode 777").
@@ -239,9 +240,9 @@ impl Agent<'_> {
                         );
                         let frame = lead.map(|l| l.text.as_str());
                         for (offset, piece, reading) in rules {
-                            let reading = if let Some(framed) =
-                                frame.and_then(|l| audit::framed_item(l, &reading))
-                            {
+                            let framed = frame.and_then(|l| audit::framed_item(l, &reading));
+                            let is_framed = framed.is_some();
+                            let reading = if let Some(framed) = framed {
                                 framed
                             } else if header.is_some() {
                                 audit::item_reading(&reading)
@@ -250,8 +251,17 @@ impl Agent<'_> {
                             };
                             let at = sentence.start + offset;
                             let doc_char = e.char_start + e.text[..at].chars().count() as u64;
+                            // Passages overlap: a list item is read once, with its lead when
+                            // some passage holds the lead (one that starts inside the list
+                            // does not).
                             if found.iter().any(|c| c.doc_char == doc_char) {
-                                continue;
+                                if !is_framed || framed_at.contains(&doc_char) {
+                                    continue;
+                                }
+                                found.retain(|c| c.doc_char != doc_char);
+                            }
+                            if is_framed {
+                                framed_at.insert(doc_char);
                             }
                             let candidate = |mut clause: audit::Clause, part| {
                                 if let Some(h) = &header {

@@ -41,8 +41,11 @@ impl Agent<'_> {
         let versions = same_title || chained;
         if versions {
             docs.sort_by(|a, b| {
-                compare::version_order(&a.version, &b.version)
-                    .then_with(|| a.created_at.cmp(&b.created_at))
+                compare::version_order(
+                    compare::version_label(&a.version, &a.title),
+                    compare::version_label(&b.version, &b.title),
+                )
+                .then_with(|| a.created_at.cmp(&b.created_at))
             });
         }
         // Each document's name words and the head nouns of its title and file name: neither

@@ -769,11 +769,48 @@ pub fn item_reading(reading: &str) -> String {
 pub fn framed_item(lead: &str, item: &str) -> Option<String> {
     let frame = strip_marker(lead.trim_end().strip_suffix(':')?.trim_end());
     let re = RULE_MODAL.as_ref()?;
+    if re.is_match(item) {
+        return None;
+    }
     let binds = re
         .find_iter(frame)
         .last()
         .is_some_and(|m| m.end() == frame.len());
-    (binds && !re.is_match(item)).then(|| format!("{frame} {}", strip_marker(item)))
+    if binds {
+        return Some(format!("{frame} {}", strip_marker(item)));
+    }
+    instruction(frame, strip_marker(item))
+}
+
+/// A lead that requires something be done ("this is what should be done before removing
+/// it:", "the following steps must be taken:"): the modal and a passive "be …".
+static REQUIRES_DONE: Pattern = LazyLock::new(|| {
+    regex(r"(?i)\b(must|shall|should|(?:has|have|need|needs) to)\s+be\s+[a-z]+(?:ed|en|ne)\b")
+});
+
+/// An item of a procedure read as the reader's duty: under a lead that requires something be
+/// done ([`REQUIRES_DONE`]), an item that opens with its verb ("Wait till …", "Mention the
+/// removal …") is an instruction: "You should wait till …". An item that opens with an
+/// article, a pronoun or a preposition, or with a name or a path ("pyproject.toml: …"), is a
+/// thing, not an act.
+fn instruction(frame: &str, item: &str) -> Option<String> {
+    let modal = REQUIRES_DONE.as_ref()?.captures(frame)?.get(1)?.as_str();
+    let first = item.split_whitespace().next()?;
+    let word = first.trim_end_matches([',', ';']);
+    let lower = word.to_lowercase();
+    let opens_with_verb = word.chars().next().is_some_and(char::is_uppercase)
+        && word.chars().skip(1).all(|c| c.is_ascii_lowercase())
+        && word.len() > 1
+        && !lexicon::NOT_VERBS.contains(&lower.as_str())
+        && !lexicon::ends_like_plural(&lower)
+        && !lexicon::PREPOSITIONS.contains(&lower.as_str());
+    opens_with_verb.then(|| {
+        format!(
+            "You {} {lower}{}",
+            modal.to_lowercase(),
+            &item[word.len()..]
+        )
+    })
 }
 
 /// One case of a rule that sets one measure per case (see [`cases`]).
@@ -2357,6 +2394,36 @@ mod tests {
         );
         // A lead that binds nothing, or an item with its own modal, is read as it is.
         assert_eq!(framed_item("The clubhouse has:", "a. a bar;"), None);
+    }
+
+    #[test]
+    fn a_procedure_step_under_a_lead_that_requires_it_done_is_an_instruction() {
+        let lead = "Before a boat is lifted out, this is what must be done:";
+        let step = framed_item(
+            lead,
+            "2. Drain the fuel tank at least 24 hours before the lift.",
+        )
+        .unwrap();
+        assert_eq!(
+            step,
+            "You must drain the fuel tank at least 24 hours before the lift."
+        );
+        let rule = clause(&step).unwrap();
+        assert!(
+            check(
+                &statement("We drain the fuel tank 2 hours before the lift."),
+                &rule,
+                0.7
+            )
+            .is_some()
+        );
+        // Things listed, not acts: an article, a path; and a lead that requires nothing.
+        assert_eq!(framed_item(lead, "3. The hull is washed."), None);
+        assert_eq!(framed_item(lead, "4. crane.cfg: the lift settings"), None);
+        assert_eq!(
+            framed_item("The yard keeps these tools:", "1. Drain pumps"),
+            None
+        );
         assert_eq!(framed_item(lead, "c. guests may not stay overnight."), None);
     }
 

@@ -123,7 +123,8 @@ pub fn base_title(title: &str) -> String {
         .join(" ")
 }
 
-/// Compares version labels the way people read them: "2.10" after "2.9", "13.20" after "12.18".
+/// Compares version labels the way people read them: "2.10" after "2.9", "13.20" after "12.18";
+/// labels without a number ("draft", "final") say nothing of their order (`Equal`).
 pub fn version_order(a: &str, b: &str) -> Ordering {
     let parts = |s: &str| -> Vec<u64> {
         s.split(|c: char| !c.is_ascii_digit())
@@ -133,9 +134,19 @@ pub fn version_order(a: &str, b: &str) -> Ordering {
     };
     let (pa, pb) = (parts(a), parts(b));
     if pa.is_empty() || pb.is_empty() {
-        return a.cmp(b);
+        return Ordering::Equal;
     }
     pa.cmp(&pb)
+}
+
+/// What a document's version reads as: the version given when it was added, else its title,
+/// whose numbers are the version when the file was named after it ("roadmap-1.14").
+pub fn version_label<'a>(version: &'a str, title: &'a str) -> &'a str {
+    if version.trim().is_empty() {
+        title
+    } else {
+        version
+    }
 }
 
 /// Words per shingle when telling changed sentences from unchanged ones.
@@ -249,10 +260,16 @@ pub fn diff_versions(old: &[&str], new: &[&str]) -> Vec<Change> {
         }
         old_used.insert(i);
         new_used.insert(j);
-        let rank = if differences(old[i], new[j]).is_empty() {
+        // A value replaced by another ("4.8 → 9.x", "must → may") is what a reader checks
+        // first; numbers only dropped or only added are as often a note's or reference's
+        // mark ("(UCRT)12" → "[UCRT]") as a value, and come with the additions.
+        let diffs = differences(old[i], new[j]);
+        let rank = if diffs.is_empty() {
             4
-        } else {
+        } else if diffs.iter().any(|(a, b)| a != "—" && b != "—") {
             0
+        } else {
+            2
         };
         out.push((rank, j, Change::Amended { old: i, new: j }));
     }
@@ -501,11 +518,13 @@ pub fn asks_removals(question: &str) -> bool {
             .any(lexicon::is_removal)
 }
 
-/// The vocabulary of comparing: what a comparison question says besides its subject.
+/// The vocabulary of comparing: what a comparison question says besides its subject, with the
+/// verbs of saying that frame it ("compare what the two charters *say* about guests").
 const COMPARING: &str = "compare comparison differ difference differences change changed changes \
      version versions between document documents old new previous latest release edition add \
      adds added introduce introduces introduced drop dropped remove removed delete deleted omit \
-     omitted apart aside besides except excluding";
+     omitted apart aside besides except excluding say says said describe describes described \
+     explain explains explained";
 
 /// Whether a word of a comparison question says which documents are compared or that they are
 /// compared, not what about: a word of comparing, or a word of a compared document's name
@@ -668,6 +687,25 @@ mod tests {
     }
 
     #[test]
+    fn a_value_replaced_comes_before_a_mark_dropped() {
+        let old = [
+            "Moorings follow the harbour byelaws (HB)12 in every season.",
+            "Hulls are painted at least every 4 years.",
+        ];
+        let new = [
+            "Moorings follow the harbour byelaws [HB] in every season.",
+            "Hulls are painted at least every 3 years.",
+        ];
+        assert_eq!(
+            diff_versions(&old, &new),
+            vec![
+                Change::Amended { old: 1, new: 1 },
+                Change::Amended { old: 0, new: 0 }
+            ]
+        );
+    }
+
+    #[test]
     fn a_phrase_said_otherwise_in_several_clauses_is_renamed_throughout() {
         let old = [
             "The review board appoints the stewards of the harbour.",
@@ -736,6 +774,10 @@ mod tests {
         assert!(has_subject("Compare the mooring fees of the two harbours."));
         assert!(!has_subject("Compare these"));
         assert!(!has_subject("What are the differences between them?"));
+        assert!(!has_subject("Compare what they say."));
+        let none = HashSet::new();
+        assert!(names_or_compares("describes", &none));
+        assert!(!names_or_compares("guests", &none));
     }
 
     #[test]
@@ -828,6 +870,18 @@ mod tests {
         assert_eq!(version_order("12.18", "13.20"), Ordering::Less);
         assert_eq!(version_order("2.10", "2.9"), Ordering::Greater);
         assert_eq!(version_order("2024", "2025"), Ordering::Less);
+        assert_eq!(version_order("draft", "final"), Ordering::Equal);
+    }
+
+    #[test]
+    fn versions_without_a_version_field_are_read_from_their_titles() {
+        // Lexically "1.14" sorts before "1.9"; as versions it comes after.
+        let (old, new) = (
+            version_label("", "harbour-tariff-1.9"),
+            version_label("", "harbour-tariff-1.14"),
+        );
+        assert_eq!(version_order(old, new), Ordering::Less);
+        assert_eq!(version_label("2025", "harbour-tariff-1.9"), "2025");
     }
     #[test]
     fn novelty_tells_kept_sentences_from_new_ones() {

@@ -456,14 +456,27 @@ pub fn candidates(evidence: &[Evidence]) -> Vec<Candidate> {
         // item ("- It must not weigh more than 12 kg.") says what it is about only through it.
         let ss = sentences(&e.text);
         let leads = list_leads(&ss);
-        for (s, lead) in ss.iter().zip(leads) {
+        for (k, (s, lead)) in ss.iter().zip(leads).enumerate() {
             let lead = lead.map(|l| &e.text[l.start..l.end]);
+            // A sentence that points back ("They cannot contain …" after "Bug-fix releases
+            // are made when needed.") is about what the one before it named.
+            let antecedent = k
+                .checked_sub(1)
+                .map(|j| &ss[j])
+                .filter(|p| refers_back(&s.text, &p.text));
             // A table row states its values against the names of its columns: the table's
             // first row names them, and lends its words to every row below it. The first row
             // itself states no value when rows follow it.
             let row = super::text::is_row(&s.text);
             let first = super::text::table_header(&e.text, s.start);
-            let header = first.filter(|(at, _)| *at != s.start).map(|(_, h)| h);
+            let header = first
+                .filter(|(at, _)| *at != s.start)
+                .map(|(_, h)| h)
+                .or_else(|| {
+                    version_row(&e.text, s)
+                        .then(|| row_header(&e.text, s))
+                        .flatten()
+                });
             let names_columns = first.is_some_and(|(at, _)| at == s.start)
                 && e.text[s.end..]
                     .strip_prefix('\n')
@@ -489,6 +502,7 @@ pub fn candidates(evidence: &[Evidence]) -> Vec<Candidate> {
             };
             inherited.extend(header.map(stems).unwrap_or_default());
             inherited.extend(lead.map(stems).unwrap_or_default());
+            inherited.extend(antecedent.map(|p| stems(&p.text)).unwrap_or_default());
             for piece in pieces(s, QUOTE_CHARS) {
                 // A row of numbers states them against its header's words ("7.1+\t3.7+"
                 // under "pytest version\tmin. Python version").
@@ -581,9 +595,25 @@ pub fn list_leads(ss: &[Sentence]) -> Vec<Option<&Sentence>> {
     // The open leads, innermost last, each with the mark of its own item (`None` for a lead
     // that is no item).
     let mut open: Vec<(&Sentence, Option<Mark>)> = Vec::new();
+    let items: Vec<bool> = ss.iter().map(|s| is_list_item(&s.text)).collect();
+    // The number of the last item under the open leads, by the style of its mark.
+    let mut last: HashMap<Mark, u32> = HashMap::new();
     ss.iter()
-        .map(|s| {
-            let item = is_list_item(&s.text);
+        .enumerate()
+        .map(|(k, s)| {
+            let item = items[k];
+            if !item && continues_item(ss, &items, k) {
+                return None;
+            }
+            // An item whose number does not follow the last of its style ("3. Electronics"
+            // after "4. Record …") starts something else: a numbered section, not the list.
+            let place = ordinal(&s.text);
+            if let Some((mark, n)) = place
+                && last.get(&mark).is_some_and(|p| n != p + 1)
+            {
+                open.clear();
+                last.clear();
+            }
             let own = if item {
                 // An item marked as a lead that is itself an item is that lead's sibling
                 // ("B." after "A. retain the following:" and its "i." … "v."): it belongs to
@@ -595,8 +625,12 @@ pub fn list_leads(ss: &[Sentence]) -> Vec<Option<&Sentence>> {
                 open.last().map(|(l, _)| *l)
             } else {
                 open.clear();
+                last.clear();
                 None
             };
+            if let (Some((mark, n)), Some(_)) = (place, own) {
+                last.insert(mark, n);
+            }
             if s.text.trim_end().ends_with(':') {
                 open.push((s, if item { mark_of(&s.text) } else { None }));
             }
@@ -605,9 +639,50 @@ pub fn list_leads(ss: &[Sentence]) -> Vec<Option<&Sentence>> {
         .collect()
 }
 
+/// Most sentences of an item's own that may follow its first one ([`continues_item`]).
+const ITEM_SENTENCES: usize = 2;
+
+/// Whether the sentence at `k`, no item itself, is more of the item before it: the item after
+/// it, within [`ITEM_SENTENCES`], carries on its numbering ("2. Add a warning …", "For
+/// libraries, see …", "3. Mention it …"). The list goes on through it.
+fn continues_item(ss: &[Sentence], items: &[bool], k: usize) -> bool {
+    let before = (k.saturating_sub(ITEM_SENTENCES)..k)
+        .rev()
+        .find(|&j| items[j]);
+    let after = (k + 1..(k + 1 + ITEM_SENTENCES).min(ss.len())).find(|&j| items[j]);
+    let (Some(b), Some(a)) = (before, after) else {
+        return false;
+    };
+    // Only prose between them: no other item, no lead of a list of its own.
+    if (b + 1..a).any(|j| items[j] || ss[j].text.trim_end().ends_with(':')) {
+        return false;
+    }
+    match (ordinal(&ss[b].text), ordinal(&ss[a].text)) {
+        (Some((mb, nb)), Some((ma, na))) => mb == ma && na == nb + 1,
+        _ => false,
+    }
+}
+
+/// The place of a numbered or lettered item in its list, with its mark's style ("3." → 3,
+/// "(c)" → 3); `None` for a bullet, a roman numeral or a clause number ("2.1").
+fn ordinal(item: &str) -> Option<(Mark, u32)> {
+    let mark = mark_of(item)?;
+    let first = item.split_whitespace().next()?;
+    let body = first.trim_start_matches('(').trim_end_matches(['.', ')']);
+    match mark {
+        // "2.1" numbers a clause within a section, not an item of a list.
+        Mark::Number if !body.contains('.') => body.parse().ok().map(|n| (mark, n)),
+        Mark::Lower | Mark::Upper if body.len() == 1 => {
+            let c = body.chars().next()?.to_ascii_lowercase();
+            Some((mark, u32::from(c) - u32::from('a') + 1))
+        }
+        _ => None,
+    }
+}
+
 /// The style of a list item's mark: what tells the items of one list from those of a list
 /// nested in it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 enum Mark {
     Number,
     Lower,
@@ -698,8 +773,41 @@ fn is_table_row(passage: &str, s: &Sentence) -> bool {
         .and_then(|a| a.lines().next());
     !t.contains('\n')
         && short(t)
-        && inner_number
+        && (inner_number || version_row(passage, s))
         && (line_before.is_some_and(short) || line_after.is_some_and(short))
+}
+
+/// Whether a sentence is a row that gives a version in its last cell ("Chart plotter 4.12.2",
+/// "Hull paint 2.x") under a line that names the columns ([`row_header`]): a contents line
+/// ends with a page's plain number, and a title with a short version ("Harbour Rules 2.0")
+/// sits under no such line.
+fn version_row(passage: &str, s: &Sentence) -> bool {
+    let t = s.text.trim();
+    let words: Vec<&str> = t.split_whitespace().collect();
+    !t.contains('\n')
+        && words.len() >= 2
+        && words.last().is_some_and(|w| {
+            w.chars().next().is_some_and(|c| c.is_ascii_digit())
+                && (w.matches('.').count() >= 2 || w.ends_with(".x"))
+        })
+        && row_header(passage, s).is_some()
+}
+
+/// The line that names the columns of the table whose row ([`is_table_row`]) `s` is: the
+/// first line above it, past the rows before it, that holds no number and reads as a row of
+/// words ("Component Minimum version" over "Chart plotter 4.12.2").
+fn row_header<'a>(passage: &'a str, s: &Sentence) -> Option<&'a str> {
+    let above = passage[..s.start]
+        .trim_end_matches([' ', '\t'])
+        .strip_suffix('\n')?;
+    let line = above
+        .lines()
+        .rev()
+        .find(|l| !l.chars().any(|c| c.is_ascii_digit()))?
+        .trim();
+    let words = line.split_whitespace().count();
+    ((2..=ROW_WORDS).contains(&words) && !line.ends_with(['.', '!', '?', ';', ':', ',']))
+        .then_some(line)
 }
 
 /// Most words a table row holds (see [`is_table_row`]).
@@ -1237,6 +1345,17 @@ pub fn refers_back(sentence: &str, previous: &str) -> bool {
     if lexicon::BACK_OPENERS.contains(&first.as_str()) {
         return true;
     }
+    // "This" or "that" standing for the whole sentence before: a verb follows it ("This
+    // requires two members …", "That is done by …"), where a noun would follow a determiner.
+    if matches!(first.as_str(), "this" | "that")
+        && words.get(1).is_some_and(|w| {
+            let w = w.to_lowercase();
+            lexicon::AUXILIARIES.contains(&w.as_str())
+                || (lexicon::ends_like_plural(&w) && !w.ends_with("ss"))
+        })
+    {
+        return true;
+    }
     // Every word of the sentence before, also inside addresses and paths
     // ("announce@lists.example.org" names a list).
     let before: HashSet<String> = previous
@@ -1245,11 +1364,14 @@ pub fn refers_back(sentence: &str, previous: &str) -> bool {
         .map(stem)
         .collect();
     // The demonstrative's noun: a content word ("that the …" is a conjunction, not a noun).
+    // A hyphenated noun is named by its parts ("this one-year period" after "a one year grace
+    // period").
     words.windows(2).any(|w| {
         lexicon::DEMONSTRATIVES.contains(&w[0].to_lowercase().as_str())
             && w[1].chars().next().is_some_and(char::is_lowercase)
             && !stems(w[1]).is_empty()
-            && before.contains(&stem(w[1]))
+            && (before.contains(&stem(w[1]))
+                || (w[1].contains('-') && w[1].split('-').all(|p| before.contains(&stem(p)))))
     })
 }
 
@@ -1280,7 +1402,7 @@ fn jaccard(a: &HashSet<String>, b: &HashSet<String>) -> f32 {
 mod tests {
     use super::*;
 
-    fn ev(text: &str, rank: usize) -> Evidence {
+    pub(super) fn ev(text: &str, rank: usize) -> Evidence {
         Evidence {
             chunk_id: format!("d:{rank}"),
             document_id: "d".into(),
@@ -1327,6 +1449,13 @@ mod tests {
             before
         ));
         assert!(refers_back("It replaces the old calendar.", before));
+        assert!(refers_back("This requires the chair's consent.", before));
+        assert!(refers_back("That is decided by the board.", before));
+        assert!(!refers_back("This badge opens every door.", before));
+        assert!(refers_back(
+            "At the end of this quarterly-review cycle, the list closes.",
+            before
+        ));
         // An extraposed "It is …" opens a clause, not an earlier noun.
         assert!(!refers_back(
             "It is recommended that staff subscribe.",
@@ -1478,11 +1607,6 @@ mod tests {
         let q = "What file mode should a setuid helper have when only a particular group of users may run it?";
         let terms = question_terms(q, "");
         let evidence = [ev(page, 0), ev(other, 1)];
-        let plain = pick_from(&terms, &evidence, 1, (0, 0), &value::Asks::default());
-        assert!(
-            !plain.iter().any(|p| p.sentence.text.contains("4754")),
-            "{plain:?}"
-        );
         let asked = pick_from(&terms, &evidence, 1, (0, 0), &value::asks(q));
         assert!(
             asked.iter().any(|p| p.sentence.text.contains("4754")),
@@ -1591,6 +1715,22 @@ mod tests {
         assert!(!row("Record type Period Owner"));
         let toc = "Contents\n4.2 Keeping badges 12\n4.3 Visitor photos 14\n";
         assert!(!sentences(toc).iter().any(|s| is_table_row(toc, s)));
+        // A two-cell row whose value ends it, when the value is no page number.
+        let versions = "Component Minimum version\nChart plotter 4.12.2\nRadar unit 7.x\nOlder units are not supported.";
+        let ss = sentences(versions);
+        let plotter = ss
+            .iter()
+            .find(|s| s.text == "Chart plotter 4.12.2")
+            .unwrap();
+        assert!(is_table_row(versions, plotter));
+        // A title's short version is no row.
+        let titled = "Harbour Rules 2.0\nBerths are let by the season.";
+        assert!(!sentences(titled).iter().any(|s| is_table_row(titled, s)));
+        let radar = ss.iter().find(|s| s.text == "Radar unit 7.x").unwrap();
+        assert_eq!(
+            row_header(versions, radar),
+            Some("Component Minimum version")
+        );
     }
 
     #[test]
@@ -1638,6 +1778,40 @@ mod tests {
             Some("A member who brings a guest does the following:")
         );
         assert_eq!(lead_of("The bar"), None);
+    }
+
+    #[test]
+    fn a_sentence_that_points_back_is_about_what_the_one_before_named() {
+        let page = "Day passes are sold at the gate. Season tickets are renewed every spring. They cannot be shared with guests. Guests may use the day pool.";
+        let terms = question_terms("Can season tickets be shared with guests?", "");
+        let picked = pick(&terms, &[ev(page, 0)], 1);
+        assert_eq!(
+            picked.first().map(|p| p.sentence.text.as_str()),
+            Some("They cannot be shared with guests.")
+        );
+    }
+
+    #[test]
+    fn a_sentence_of_an_item_does_not_end_its_list() {
+        let page = "Before a boat is lifted out, this is what must be done:\n1. Book the crane.\n2. Empty the bilge. For steel hulls, see the yard notice.\n3. Drain the fuel tank.\nThe yard opens at eight.\n7. Boats stay on stands.";
+        let ss = super::super::text::sentences(page);
+        let leads = list_leads(&ss);
+        let lead_of = |opening: &str| {
+            ss.iter()
+                .zip(&leads)
+                .find(|(s, _)| s.text.starts_with(opening))
+                .and_then(|(_, l)| l.map(|l| l.text.clone()))
+        };
+        let lead = Some("Before a boat is lifted out, this is what must be done:");
+        assert_eq!(lead_of("3. Drain").as_deref(), lead);
+        // Prose that no item of the next number follows ends the list.
+        assert_eq!(lead_of("The yard"), None);
+        assert_eq!(lead_of("7. Boats"), None);
+        // So does an item that does not carry on the numbering: a numbered section.
+        let page = "This is what must be done:\n1. Book the crane.\n2. Drain the tank.\n3. Log the lift.\n2. Storage ashore";
+        let ss = super::super::text::sentences(page);
+        let leads = list_leads(&ss);
+        assert!(leads[3].is_some() && leads[4].is_none(), "{ss:?} {leads:?}");
     }
 
     #[test]
@@ -2039,5 +2213,16 @@ mod tests {
         assert!(score(&more_terms) > score(&earlier));
         assert!(score(&earlier) > score(&base));
         assert!(score(&fragment) < score(&base));
+    }
+}
+#[cfg(test)]
+mod tmp_probe {
+    #[test]
+    fn tmp_probe() {
+        let t = std::fs::read_to_string("/tmp/chunk.txt").unwrap();
+        let e = super::tests::ev(&t, 0);
+        for c in super::candidates(&[e]).iter().take(6) {
+            eprintln!("C {:?} {:?}", c.sentence.text, c.stems);
+        }
     }
 }

@@ -382,6 +382,16 @@ pub const PREPOSITIONS: [&str; 19] = [
     "after", "during", "within", "by", "about", "between", "as",
 ];
 
+/// Words that open a noun phrase or a clause, never an instruction's verb: articles,
+/// determiners, pronouns, quantifiers and conjunctions ("*The* hull is washed", "*Each* member
+/// …", "*If* …" against "*Drain* the tank").
+pub const NOT_VERBS: [&str; 40] = [
+    "a", "an", "the", "this", "that", "these", "those", "such", "each", "every", "all", "any",
+    "some", "no", "its", "their", "his", "her", "our", "your", "my", "it", "they", "we", "you",
+    "he", "she", "i", "there", "if", "when", "where", "while", "and", "or", "but", "one", "both",
+    "either", "other",
+];
+
 /// Nouns that count persons whoever they are ("how many people …"): any count of persons
 /// answers them, whatever noun the text counts them by ("five members", "three trustees").
 pub const ANYONE: [&str; 4] = ["people", "persons", "individuals", "staff"];
@@ -425,14 +435,27 @@ pub const BACK_OPENERS: [&str; 16] = [
 
 /// Questions about the library itself, answered from its catalogue (titles, kinds, versions)
 /// rather than from any page: matched on whole words anywhere in a message.
-pub const CATALOGUE_QUESTIONS: [&str; 7] = [
-    "which versions",
-    "what versions",
+pub const CATALOGUE_QUESTIONS: [&str; 5] = [
     "which documents do i have",
     "what documents do i have",
     "which documents are in",
     "what is in my library",
     "what's in my library",
+];
+
+/// Questions about versions, which ask the catalogue only when they ask what the library holds
+/// ([`LIBRARY_HOLDS`]): "which versions of the bylaws do I have?", but not "which versions of
+/// the software are supported?", which a page answers.
+pub const VERSION_QUESTIONS: [&str; 2] = ["which versions", "what versions"];
+
+/// What the library holds, in a question ([`VERSION_QUESTIONS`]).
+pub const LIBRARY_HOLDS: [&str; 6] = [
+    "do i have",
+    "do we have",
+    "in my library",
+    "in the library",
+    "have i added",
+    "have we added",
 ];
 
 /// Requests to list the library, matched on whole words at the start of a message (after

@@ -78,7 +78,7 @@ pub fn sentences(passage: &str) -> Vec<Sentence> {
             let heading_like = line.chars().count() < 60
                 && !line.ends_with(['.', ',', ';', ':', '-'])
                 && line.chars().any(char::is_alphabetic)
-                && !ends_mid_sentence(line)
+                && !ends_mid_sentence(line, &passage[i + 1..])
                 && (line.starts_with(|c: char| c.is_uppercase() || c.is_ascii_digit())
                     || ends_unwrapped(line, &passage[i + 1..], width));
             // A line that opens with a bullet is a list item of its own, whatever the line
@@ -96,7 +96,7 @@ pub fn sentences(passage: &str) -> Vec<Sentence> {
             // title line, a line of no words ("(2023)") or a finished line; after a line that
             // stops mid-sentence ("… described in section") the number is a reference.
             let clause = opens_with_clause_number(&passage[i + 1..])
-                && !ends_mid_sentence(line)
+                && !ends_mid_sentence(line, &passage[i + 1..])
                 && (heading_like
                     || line.ends_with(['.', ':', ';'])
                     || !line.chars().any(char::is_alphabetic));
@@ -161,7 +161,9 @@ pub fn sentences(passage: &str) -> Vec<Sentence> {
 /// [`lexicon::CATALOGUE_QUESTIONS`]: crate::agent::rules::lexicon::CATALOGUE_QUESTIONS
 /// [`lexicon::CATALOGUE_REQUESTS`]: crate::agent::rules::lexicon::CATALOGUE_REQUESTS
 pub fn asks_for_catalogue(message: &str) -> bool {
-    use crate::agent::rules::lexicon::{CATALOGUE_QUESTIONS, CATALOGUE_REQUESTS, REQUEST_OPENERS};
+    use crate::agent::rules::lexicon::{
+        CATALOGUE_QUESTIONS, CATALOGUE_REQUESTS, LIBRARY_HOLDS, REQUEST_OPENERS, VERSION_QUESTIONS,
+    };
     let words: Vec<&str> = message
         .split(|c: char| !(c.is_alphanumeric() || c == '\''))
         .filter(|w| !w.is_empty())
@@ -170,9 +172,10 @@ pub fn asks_for_catalogue(message: &str) -> bool {
         p.split(' ').collect()
     }
     let at = |i: usize, p: &[&str]| words.get(i..i + p.len()) == Some(p);
-    if CATALOGUE_QUESTIONS
-        .iter()
-        .any(|q| (0..words.len()).any(|i| at(i, &phrase(q))))
+    let anywhere = |q: &'static str| (0..words.len()).any(|i| at(i, &phrase(q)));
+    if CATALOGUE_QUESTIONS.iter().any(|q| anywhere(q))
+        || (VERSION_QUESTIONS.iter().any(|q| anywhere(q))
+            && LIBRARY_HOLDS.iter().any(|q| anywhere(q)))
     {
         return true;
     }
@@ -233,7 +236,7 @@ pub fn opens_list_item(text: &str) -> bool {
 fn ends_unwrapped(line: &str, next: &str, width: usize) -> bool {
     let word = next.split_whitespace().next().unwrap_or("").chars().count();
     let needs = line.chars().count() + 1 + word;
-    !ends_mid_sentence(line) && needs as f32 <= width as f32 * (1.0 - WRAP_SLACK)
+    !ends_mid_sentence(line, next) && needs as f32 <= width as f32 * (1.0 - WRAP_SLACK)
 }
 
 /// The share of a text's widest line by which a line must fall short of it, its next word
@@ -243,14 +246,24 @@ fn ends_unwrapped(line: &str, next: &str, width: usize) -> bool {
 const WRAP_SLACK: f32 = 0.05;
 
 /// Whether a line stops where no heading or sentence can: on a function word ("… set out
-/// in") or on the noun of a cross-reference ("… described in section").
-fn ends_mid_sentence(line: &str) -> bool {
+/// in") or on the noun of a cross-reference ("… described in section") whose number opens
+/// the `next` line. A reference noun before a line of words ends a title or a table's header
+/// row ("Component Minimum version" over "Chart plotter 4.12.2").
+fn ends_mid_sentence(line: &str, next: &str) -> bool {
+    // Closing punctuation ends what a last word would leave open ("… lifted out:").
+    if line.trim_end().ends_with(['.', ':', ';', '!', '?']) {
+        return false;
+    }
     let last = line
         .rsplit(|c: char| !c.is_alphanumeric())
         .find(|w| !w.is_empty())
         .unwrap_or("")
         .to_lowercase();
-    STOP_WORDS.contains(last.as_str()) || crate::agent::rules::lexicon::is_reference_noun(&last)
+    FUNCTION.contains(last.as_str())
+        || (crate::agent::rules::lexicon::is_reference_noun(&last)
+            && !next
+                .trim_start()
+                .starts_with(|c: char| c.is_alphabetic() && c.is_uppercase()))
 }
 
 /// Whether the text opens with a clause number and then a capitalised word: "3.1 Employees",
@@ -396,19 +409,29 @@ fn numbered(line: &str, number: &str) -> bool {
     })
 }
 
+/// English function words: articles, pronouns, auxiliaries, modals, prepositions and
+/// conjunctions. A line that stops on one stops mid-sentence ([`ends_mid_sentence`]).
+const FUNCTION_WORDS: &str = "a about above after again against all also am an and any are as \
+     at be because been before being below between both but by can could did do does doing down \
+     during each few for from further had has have having he her here hers herself him himself \
+     his how i if in into is it its itself just me more most my myself no nor not now of off on \
+     once only or other our ours ourselves out over own same she should so some such than that \
+     the their theirs them themselves then there these they this those through to too under \
+     until up very was we were what when where which while who whom why will with would you \
+     your yours yourself yourselves may must shall might within without per according whether \
+     either neither upon via onto whose";
+
+static FUNCTION: LazyLock<HashSet<&'static str>> =
+    LazyLock::new(|| FUNCTION_WORDS.split_whitespace().collect());
+
+/// The words of a question that are no terms: [`FUNCTION_WORDS`], and the vocabulary of asking
+/// about documents ("tell", "say", "document", "version", "policy", "kind of").
 static STOP_WORDS: LazyLock<HashSet<&'static str>> = LazyLock::new(|| {
-    "a about above after again against all also am an and any are as at be because been before \
-     being below between both but by can could did do does doing down during each few for from \
-     further had has have having he her here hers herself him himself his how i if in into is it \
-     its itself just me more most my myself no nor not now of off on once only or other our ours \
-     ourselves out over own same she should so some such than that the their theirs them \
-     themselves then there these they this those through to too under until up very was we were \
-     what when where which while who whom why will with would you your yours yourself yourselves \
-     may must shall might within without per according whether either neither upon via onto \
-     tell say says said give gives given get gets please document documents doc version versions \
-     library policy policies regulation regulations what's which's does do done make makes made use used using one two \
-     many much kind kinds sort thing things way ways whose"
+    "tell say says said give gives given get gets please document documents doc version versions \
+     library policy policies regulation regulations what's which's does do done make makes made \
+     use used using one two many much kind kinds sort thing things way ways"
         .split_whitespace()
+        .chain(FUNCTION.iter().copied())
         .collect()
 });
 
@@ -818,6 +841,10 @@ mod tests {
             "which versions of the harbour bylaws do i have?"
         ));
         assert!(asks_for_catalogue("what's in my library?"));
+        // Versions a page speaks of are no question about the library.
+        assert!(!asks_for_catalogue(
+            "which versions of the chart plotter are supported?"
+        ));
         // Regression: "list them" matched "list the" and a question on the harbour's unlisted
         // berths was answered with the catalogue.
         assert!(!asks_for_catalogue(
@@ -842,6 +869,14 @@ mod tests {
                 .any(|t| t.starts_with("3.1 Rooms") && t.ends_with("4.2 Taxis below."))
         );
         assert!(texts.iter().any(|t| t.starts_with("3. Hotels")));
+        // A lead that ends on a particle and a colon ends before its first item.
+        let steps = "Before a boat is lifted out:\n1. Book the crane.\n2. Empty the bilge.";
+        let texts: Vec<String> = super::sentences(steps)
+            .into_iter()
+            .map(|s| s.text)
+            .collect();
+        assert_eq!(texts[0], "Before a boat is lifted out:");
+        assert_eq!(texts[1], "1. Book the crane.");
         assert!(super::opens_with_clause_number("12) Records are kept"));
         assert!(!super::opens_with_clause_number("2024 Budget"));
         assert!(!super::opens_with_clause_number("30 days"));

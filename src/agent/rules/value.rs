@@ -40,6 +40,9 @@ pub enum Kind {
     /// A date ("On what date …", "By what date …"): a day of the calendar ("31 January",
     /// "2024-03-01", "Friday"), or a time counted from an event ("within 30 days of joining").
     Date,
+    /// A version ("What is the minimum firmware version?"): a number, dotted as versions are
+    /// ("3.7.1", "9.x"), where a number of a count would not be read as a clause reference.
+    Version,
 }
 
 impl Kind {
@@ -53,6 +56,7 @@ impl Kind {
             Self::Extent => "a length or a duration",
             Self::Name => "a name",
             Self::Date => "a date",
+            Self::Version => "a version",
         }
     }
 }
@@ -60,7 +64,7 @@ impl Kind {
 /// Head nouns that make "what (is the) … NOUN" ask for a value, by kind. A noun is here
 /// because it names a quantity in any domain (a fee is an amount of money wherever it
 /// occurs), never because one question used it.
-const VALUE_NOUNS: [(&str, Kind); 26] = [
+const VALUE_NOUNS: [(&str, Kind); 28] = [
     ("salary", Kind::Money),
     ("salaries", Kind::Money),
     ("stipend", Kind::Money),
@@ -84,9 +88,11 @@ const VALUE_NOUNS: [(&str, Kind); 26] = [
     ("rate", Kind::Number),
     ("rates", Kind::Number),
     ("quorum", Kind::Number),
-    ("version", Kind::Number),
+    ("version", Kind::Version),
     ("date", Kind::Date),
     ("dates", Kind::Date),
+    ("month", Kind::Date),
+    ("months", Kind::Date),
 ];
 
 /// Adjectives and adverbs of degree that make "how …" ask for a value, by kind: a size or an
@@ -205,6 +211,18 @@ impl Asks {
     /// every year", which holds a duration about something else. With no subject terms, every
     /// quote counts.
     pub fn unmet_in(&self, quotes: &[&str], subject: &HashSet<String>) -> Option<Kind> {
+        // The unit the value is counted in ("years" of "for how many years …") is the value's
+        // word, not its subject's: "at least one year" about something else shares it.
+        // When the quotes hold none of the other words, the unit is all that ties them to the
+        // question (they say the rest in other words: "work remotely" for "work from home").
+        // The degree word ("often" of "how often") is the value's too.
+        let degrees: HashSet<String> = self.degrees.iter().map(|d| stem(d)).collect();
+        let base: HashSet<&String> = subject.iter().filter(|t| !degrees.contains(*t)).collect();
+        let own: HashSet<&String> = base.iter().copied().filter(|t| !names_a_unit(t)).collect();
+        let held = quotes
+            .iter()
+            .any(|q| stems(q).iter().any(|t| own.contains(t)));
+        let subject = if held { own } else { base };
         let on_subject: Vec<&str> = quotes
             .iter()
             .map(|q| without_clause_number(q.trim_start()))
@@ -437,9 +455,15 @@ fn kind_of(ask: &str) -> Option<Kind> {
             let (_, head) = phrase.last()?;
             VALUE_NOUNS.iter().find(|(n, _)| n == head).map(|(_, k)| *k)
         }
+        // "In which months …", "Which weekday …": a choice among the calendar's names is
+        // answered by a date or a month.
+        "which" if CALENDAR_NOUNS.contains(&word(0)) => Some(Kind::Date),
         _ => None,
     }
 }
+
+/// Nouns of the calendar that "which" chooses among ("In which months …").
+const CALENDAR_NOUNS: [&str; 4] = ["month", "months", "weekday", "weekdays"];
 
 /// The thing a question asks which one of, by name: "Which paint brand must …", "What
 /// deposit is taken …" — the head of the one to three content words between "which"/"what"
@@ -731,13 +755,13 @@ static ARTICLE_DURATION: Pattern = LazyLock::new(|| {
     )
 });
 /// A day of the calendar: "31 January", "January 31", "1st of March", "November 2002",
-/// "2024-03-01", "31/01/2024", or a day of the week. Month names only with their capital ("may"
-/// is a modal).
+/// "2024-03-01", "31/01/2024", a day of the week, or a month ("in April", which answers "in
+/// which months …"). Month names only with their capital ("may" is a modal).
 static DATE_A: Pattern = LazyLock::new(|| {
     let months = lexicon::CALENDAR_NAMES[..12].join("|");
     let weekdays = lexicon::CALENDAR_NAMES[12..].join("|");
     regex(&format!(
-        r"\b\d{{1,2}}(?:st|nd|rd|th)?\s+(?:of\s+)?(?:{months})\b|\b(?:{months})\s+\d{{1,4}}\b|\b\d{{4}}-\d{{2}}-\d{{2}}\b|\b\d{{1,2}}/\d{{1,2}}/\d{{2,4}}\b|\b(?:{weekdays})\b"
+        r"\b\d{{1,2}}(?:st|nd|rd|th)?\s+(?:of\s+)?(?:{months})\b|\b(?:{months})\b|\b\d{{4}}-\d{{2}}-\d{{2}}\b|\b\d{{1,2}}/\d{{1,2}}/\d{{2,4}}\b|\b(?:{weekdays})\b"
     ))
 });
 /// A time counted from an event, which dates what it bounds: "within 30 days of joining",
@@ -871,6 +895,17 @@ fn names_a_reference(before: &str) -> bool {
             .is_some_and(lexicon::is_reference_noun)
 }
 
+/// Whether a stemmed term names a unit a value is counted in: a unit of time
+/// ([`lexicon::TIME_UNITS`]) or of measure ([`lexicon::MEASURE_UNITS`]).
+fn names_a_unit(term: &str) -> bool {
+    let time = lexicon::TIME_UNITS
+        .split('|')
+        .filter(|u| u.chars().all(|c| c.is_ascii_lowercase() || c == '?'))
+        .map(|u| u.trim_end_matches("s?"));
+    let measure = lexicon::MEASURE_UNITS.iter().map(|(name, _)| *name);
+    time.chain(measure).any(|u| stem(u) == term)
+}
+
 /// Whether a number between `before` and `after` numbers an item of a list ("3. Votes are
 /// …", "…; 4. vote on …", "2) the chair"): it opens the text or follows a semicolon or colon,
 /// and a full stop or closing bracket and a space follow it.
@@ -901,6 +936,12 @@ pub fn holds(kind: Kind, text: &str) -> bool {
         }
         Kind::Name => names_a_party(text),
         Kind::Date => matches(&DATE_A, text) || matches(&COUNTED_FROM, text),
+        Kind::Version => NUMBER_A.as_ref().is_some_and(|re| {
+            re.find_iter(text).any(|m| {
+                !names_a_reference(&text[..m.start()])
+                    && !enumerates(&text[..m.start()], &text[m.end()..])
+            })
+        }),
     }
 }
 
@@ -1306,8 +1347,61 @@ mod tests {
         );
         assert_eq!(
             kinds("What is the oldest supported firmware version?"),
-            (vec![Kind::Number], 0)
+            (vec![Kind::Version], 0)
         );
+    }
+
+    #[test]
+    fn a_value_in_the_asked_unit_about_something_else_is_not_on_the_subject() {
+        let a = asks("For how many years is the harbour master appointed?");
+        let subject: HashSet<String> = ["year", "harbour", "master", "appoint"]
+            .into_iter()
+            .map(stem)
+            .collect();
+        let other = [
+            "The harbour master may appoint a deputy.",
+            "Berth holders must have kept a boat here for at least one year.",
+        ];
+        assert_eq!(a.unmet_in(&other, &subject), Some(Kind::Duration));
+        let answer = ["The harbour master is appointed for three years."];
+        assert_eq!(a.unmet_in(&answer, &subject), None);
+        // "How often" asks a frequency; "often" is no word the quote must hold.
+        // (The slipway's name is the document's, left out of the subject by the caller.)
+        let often = asks("How often is the slipway inspected?");
+        let degree: HashSet<String> = std::iter::once(stem("often")).collect();
+        assert_eq!(
+            often.unmet_in(&["Checks take place every 3 months."], &degree),
+            None
+        );
+        // Quotes that name none of the subject's own words are tied to it by the unit alone.
+        let reworded = ["The post is held for three years at a time."];
+        assert_eq!(a.unmet_in(&reworded, &subject), None);
+        assert!(names_a_unit(&stem("minutes")) && names_a_unit(&stem("megabytes")));
+        assert!(!names_a_unit(&stem("harbour")));
+    }
+
+    #[test]
+    fn a_question_for_the_months_is_answered_by_month_names() {
+        let a = asks("In which months is the slipway closed?");
+        assert_eq!(a.values, vec![Kind::Date]);
+        assert_eq!(
+            a.unmet("The slipway is closed in January and August."),
+            None
+        );
+        assert_eq!(
+            a.unmet("The slipway closes every 3 months."),
+            Some(Kind::Date)
+        );
+    }
+
+    #[test]
+    fn a_dotted_version_answers_a_question_for_a_version_but_a_clause_number_does_not() {
+        let table = "Component Minimum version\nChart plotter 4.12.2\nRadar A recent release.";
+        assert!(holds(Kind::Version, table));
+        // The same digits as a count would be a clause reference, not a value.
+        assert!(!holds(Kind::Number, "Chart plotter 4.12.2"));
+        assert!(!holds(Kind::Version, "as set out in section 4.12.2"));
+        assert!(!holds(Kind::Version, "Any recent release will do."));
     }
 
     #[test]
