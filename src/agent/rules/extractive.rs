@@ -607,7 +607,7 @@ pub fn list_leads(ss: &[Sentence]) -> Vec<Option<&Sentence>> {
             }
             // An item whose number does not follow the last of its style ("3. Electronics"
             // after "4. Record …") starts something else: a numbered section, not the list.
-            let place = ordinal(&s.text);
+            let place = item.then(|| ordinal(&s.text)).flatten();
             if let Some((mark, n)) = place
                 && last.get(&mark).is_some_and(|p| n != p + 1)
             {
@@ -1350,8 +1350,7 @@ pub fn refers_back(sentence: &str, previous: &str) -> bool {
     if matches!(first.as_str(), "this" | "that")
         && words.get(1).is_some_and(|w| {
             let w = w.to_lowercase();
-            lexicon::AUXILIARIES.contains(&w.as_str())
-                || (lexicon::ends_like_plural(&w) && !w.ends_with("ss"))
+            lexicon::AUXILIARIES.contains(&w.as_str()) || lexicon::ends_like_plural(&w)
         })
     {
         return true;
@@ -1402,7 +1401,7 @@ fn jaccard(a: &HashSet<String>, b: &HashSet<String>) -> f32 {
 mod tests {
     use super::*;
 
-    pub(super) fn ev(text: &str, rank: usize) -> Evidence {
+    fn ev(text: &str, rank: usize) -> Evidence {
         Evidence {
             chunk_id: format!("d:{rank}"),
             document_id: "d".into(),
@@ -1758,17 +1757,20 @@ mod tests {
         );
     }
 
+    /// The lead of the sentence of `page` that opens with `opening` ([`list_leads`]).
+    fn lead_of(page: &str, opening: &str) -> Option<String> {
+        let ss = super::super::text::sentences(page);
+        let leads = list_leads(&ss);
+        ss.iter()
+            .zip(&leads)
+            .find(|(s, _)| s.text.starts_with(opening))
+            .and_then(|(_, l)| l.map(|l| l.text.clone()))
+    }
+
     #[test]
     fn an_item_after_a_nested_list_belongs_to_the_list_of_its_own_mark() {
         let page = "Guests.\nA member who brings a guest does the following:\n1. Sign the guest in with:\n- the guest's name;\n- the time of arrival;\n2. Stay with the guest at all times; and\n3. Pay the guest fee.\nThe bar closes at eleven.";
-        let ss = super::super::text::sentences(page);
-        let leads = list_leads(&ss);
-        let lead_of = |opening: &str| {
-            ss.iter()
-                .zip(&leads)
-                .find(|(s, _)| s.text.starts_with(opening))
-                .and_then(|(_, l)| l.map(|l| l.text.clone()))
-        };
+        let lead_of = |opening: &str| lead_of(page, opening);
         assert_eq!(
             lead_of("- the time").as_deref(),
             Some("1. Sign the guest in with:")
@@ -1794,14 +1796,7 @@ mod tests {
     #[test]
     fn a_sentence_of_an_item_does_not_end_its_list() {
         let page = "Before a boat is lifted out, this is what must be done:\n1. Book the crane.\n2. Empty the bilge. For steel hulls, see the yard notice.\n3. Drain the fuel tank.\nThe yard opens at eight.\n7. Boats stay on stands.";
-        let ss = super::super::text::sentences(page);
-        let leads = list_leads(&ss);
-        let lead_of = |opening: &str| {
-            ss.iter()
-                .zip(&leads)
-                .find(|(s, _)| s.text.starts_with(opening))
-                .and_then(|(_, l)| l.map(|l| l.text.clone()))
-        };
+        let lead_of = |opening: &str| lead_of(page, opening);
         let lead = Some("Before a boat is lifted out, this is what must be done:");
         assert_eq!(lead_of("3. Drain").as_deref(), lead);
         // Prose that no item of the next number follows ends the list.
@@ -2213,16 +2208,5 @@ mod tests {
         assert!(score(&more_terms) > score(&earlier));
         assert!(score(&earlier) > score(&base));
         assert!(score(&fragment) < score(&base));
-    }
-}
-#[cfg(test)]
-mod tmp_probe {
-    #[test]
-    fn tmp_probe() {
-        let t = std::fs::read_to_string("/tmp/chunk.txt").unwrap();
-        let e = super::tests::ev(&t, 0);
-        for c in super::candidates(&[e]).iter().take(6) {
-            eprintln!("C {:?} {:?}", c.sentence.text, c.stems);
-        }
     }
 }
