@@ -459,11 +459,13 @@ pub fn candidates(evidence: &[Evidence]) -> Vec<Candidate> {
         for (k, (s, lead)) in ss.iter().zip(leads).enumerate() {
             let lead = lead.map(|l| &e.text[l.start..l.end]);
             // A sentence that points back ("They cannot contain …" after "Bug-fix releases
-            // are made when needed.") is about what the one before it named.
-            let antecedent = k
-                .checked_sub(1)
-                .map(|j| &ss[j])
-                .filter(|p| refers_back(&s.text, &p.text));
+            // are made when needed.") is about what the one before it named — when its quote
+            // will begin there ([`lead_start`]: right before it, both in one quote).
+            let antecedent = k.checked_sub(1).map(|j| &ss[j]).filter(|p| {
+                e.text[p.end..s.start].trim().is_empty()
+                    && e.text[p.start..s.end].chars().count() <= QUOTE_CHARS
+                    && refers_back(&s.text, &p.text)
+            });
             // A table row states its values against the names of its columns: the table's
             // first row names them, and lends its words to every row below it. The first row
             // itself states no value when rows follow it.
