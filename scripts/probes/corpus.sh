@@ -38,7 +38,8 @@
 # Debian Administrator's Handbook (groff, LibreOffice); probe 32 Python's licence history and
 # Debian's menu sub-policy; probe 33 Twisted's and cryptography's policies; probe 34 SciPy's
 # governance, developer guide and toolchain roadmaps typeset by Typst; probe 35 pip's release
-# process, vendoring policy (Typst) and issue triage guide (pandoc, LibreOffice). Needs enscript, ghostscript, groff, shared-mime-info, dpkg-dev's docs and
+# process, vendoring policy (Typst) and issue triage guide (pandoc, LibreOffice); probe 36
+# Pillow's versioning and deprecation pages (LaTeX). Needs enscript, ghostscript, groff, shared-mime-info, dpkg-dev's docs and
 # man-db's docs (the packages of a Debian 12 desktop), `apt-get download` of debian-faq,
 # harden-doc, debian-policy and doc-debian, and for probes 9 and 11 libreoffice-writer-nogui and the Python
 # packages python-docx and reportlab, and for probes 13 and 14 weasyprint and fpdf2.
@@ -416,4 +417,16 @@ typeset "$w/vendoring.rst" "$out/probe35/pip-vendoring-policy.pdf"
 "$pandoc3" -f gfm "$w/pip-24.2/docs/html/development/issue-triage.md" -o "$w/pip-issue-triage.docx"
 (cd "$w" && soffice --headless --convert-to pdf pip-issue-triage.docx > /dev/null 2>&1)
 cp "$w/pip-issue-triage.pdf" "$out/probe35/"
+rm -rf "$w"
+
+# Probe 36 (written after the stop's last fix, scored only): Pillow's "About", versioning and
+# deprecations pages from its sdist on PyPI, typeset by LaTeX through pandoc.
+mkdir -p "$out/probe36"
+w=$(mktemp -d)
+pypi_sdist "$w" pillow pillow-11.0.0.tar.gz && (cd "$w" && tar xzf pillow-11.0.0.tar.gz pillow-11.0.0/docs/about.rst pillow-11.0.0/docs/releasenotes/versioning.rst pillow-11.0.0/docs/deprecations.rst)
+for page in about releasenotes/versioning deprecations; do
+  python3 "$here/sphinx2rst.py" "$w/pillow-11.0.0/docs/$page.rst"
+  echo
+done > "$w/pillow.rst"
+pandoc -f rst "$w/pillow.rst" -o "$out/probe36/pillow-project-policies.pdf" -V geometry:margin=2.5cm 2>/dev/null
 rm -rf "$w"
