@@ -493,6 +493,36 @@ async fn generative_audit_keeps_only_findings_whose_quotes_are_verified() {
     );
 }
 
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_generative_audit_keeps_what_the_offline_checks_find_when_the_model_finds_nothing() {
+    // Regression: with a model, only the model judged; the 0.5 B model found 1 of the
+    // development set's 18 required findings, where the offline checks find 12. A reply with
+    // no findings now leaves the offline finding in the report.
+    let s = server(vec![Reply::Text(
+        r#"{"findings": [], "summary": "No conflict."}"#,
+    )])
+    .await;
+    let (t, p) = library(&s.url, 30).await;
+    let doc = t.lib.documents(&p).await.unwrap().remove(0);
+    let agent = Agent::new(&t.lib);
+    let turn = ask_ok(&agent, &p, AskRequest {
+                documents: vec![doc.id.clone()],
+                action: Some(policypal::agent::types::Action::Audit),
+                ..ask("Audit this memo:\nOur bank keeps a total capital ratio of 6 per cent of its risk-weighted assets at all times.")
+            }).await;
+    assert_eq!(turn.answer.status, Status::Answered, "{}", turn.answer.text);
+    let report = turn.answer.audit.clone().expect("an audit report");
+    assert_eq!(report.findings.len(), 1, "{}", turn.answer.text);
+    assert_ne!(report.findings[0].rule, AuditRule::ModelJudgement);
+    assert!(
+        report.findings[0].target.quote.contains("8 per"),
+        "{:?}",
+        report.findings[0]
+    );
+    assert_ne!(report.overall_status, AuditStatus::Compliant);
+    assert_eq!(s.bodies.lock().unwrap().len(), 1);
+}
+
 /// A policy of well over a thousand words (spec 002's long source), one statement a line:
 /// routine statements on several topics, with one capital statement that conflicts with the
 /// capital guideline.

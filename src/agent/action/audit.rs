@@ -348,7 +348,32 @@ impl Agent<'_> {
                         emit,
                     )
                     .await?;
-                (m.findings, Vec::new(), Some(m.usage), m.themes)
+                // The model judges, but never below the offline checks: a conflict they find
+                // (a quantity, a modality, a negation against its clause) stays a finding
+                // whatever a weak model replied (the 0.5 B model found 1 of the development
+                // set's 18 required findings on its own).
+                let (offline, _) = self
+                    .audit_extractive(profile, &statements, &per_target)
+                    .await?;
+                // One conflict once: the model quotes part of a statement and of a clause.
+                let overlap = |a: &str, b: &str| {
+                    let (a, b) = (
+                        text::normalise_for_match(a).0,
+                        text::normalise_for_match(b).0,
+                    );
+                    a.contains(&b) || b.contains(&a)
+                };
+                let mut findings = m.findings;
+                for f in offline {
+                    if !findings.iter().any(|g| {
+                        g.target.document_id == f.target.document_id
+                            && overlap(&g.target.quote, &f.target.quote)
+                            && overlap(&g.source_quote, &f.source_quote)
+                    }) {
+                        findings.push(f);
+                    }
+                }
+                (findings, Vec::new(), Some(m.usage), m.themes)
             }
             None => {
                 let (f, c) = self
