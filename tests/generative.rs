@@ -440,14 +440,16 @@ const AUDIT_REPLY: &str = r#"```json
 ], "summary": "One violation."}
 ```"#;
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn generative_audit_keeps_only_findings_whose_quotes_are_verified() {
-    let s = server(vec![
-        Reply::Text("not json at all"),
-        Reply::Text(AUDIT_REPLY),
-    ])
-    .await;
-    let (t, p) = library(&s.url, 30).await;
+/// Audits a one-line memo (a total capital ratio of 6 per cent) against the capital guideline
+/// with the scripted model at `url`: the library, its profile and the turn.
+async fn audit_capital_memo(
+    url: &str,
+) -> (
+    TestLib,
+    policypal::store::Profile,
+    policypal::agent::types::TurnResult,
+) {
+    let (t, p) = library(url, 30).await;
     let doc = t.lib.documents(&p).await.unwrap().remove(0);
     let agent = Agent::new(&t.lib);
     let turn = ask_ok(&agent, &p, AskRequest {
@@ -455,6 +457,17 @@ async fn generative_audit_keeps_only_findings_whose_quotes_are_verified() {
                 action: Some(policypal::agent::types::Action::Audit),
                 ..ask("Audit this memo:\nOur bank keeps a total capital ratio of 6 per cent of its risk-weighted assets at all times.")
             }).await;
+    (t, p, turn)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn generative_audit_keeps_only_findings_whose_quotes_are_verified() {
+    let s = server(vec![
+        Reply::Text("not json at all"),
+        Reply::Text(AUDIT_REPLY),
+    ])
+    .await;
+    let (t, p, turn) = audit_capital_memo(&s.url).await;
     assert_eq!(turn.answer.status, Status::Answered, "{}", turn.answer.text);
     let report = turn.answer.audit.clone().expect("an audit report");
     assert_eq!(
@@ -502,14 +515,7 @@ async fn a_generative_audit_keeps_what_the_offline_checks_find_when_the_model_fi
         r#"{"findings": [], "summary": "No conflict."}"#,
     )])
     .await;
-    let (t, p) = library(&s.url, 30).await;
-    let doc = t.lib.documents(&p).await.unwrap().remove(0);
-    let agent = Agent::new(&t.lib);
-    let turn = ask_ok(&agent, &p, AskRequest {
-                documents: vec![doc.id.clone()],
-                action: Some(policypal::agent::types::Action::Audit),
-                ..ask("Audit this memo:\nOur bank keeps a total capital ratio of 6 per cent of its risk-weighted assets at all times.")
-            }).await;
+    let (_t, _p, turn) = audit_capital_memo(&s.url).await;
     assert_eq!(turn.answer.status, Status::Answered, "{}", turn.answer.text);
     let report = turn.answer.audit.clone().expect("an audit report");
     assert_eq!(report.findings.len(), 1, "{}", turn.answer.text);

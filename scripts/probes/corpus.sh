@@ -70,6 +70,9 @@ pypi_sdist() {  # pypi_sdist DIR PROJECT FILE: the sdist FILE of PROJECT from Py
   url=$(curl -s "https://pypi.org/simple/$2/" | grep -o "href=\"[^\"]*/$3[^\"]*\"" | head -1 | sed 's/^href="//; s/"$//; s/&amp;/\&/g')
   curl -sL -o "$1/$3" "$url"
 }
+sdist_unpack() {  # sdist_unpack DIR PROJECT FILE [PATH ...]: FILE of PROJECT fetched into DIR and unpacked there (only the PATHs, when given)
+  pypi_sdist "$1" "$2" "$3" && (cd "$1" && tar xzf "$3" "${@:4}")
+}
 deb_unpack() {  # deb_unpack DIR PACKAGE DEST: PACKAGE's .deb fetched into DIR, unpacked in DEST
   (cd "$1" && apt-get download -q "$2" >/dev/null)
   dpkg -x "$1/$2"_*.deb "$3"
@@ -230,8 +233,7 @@ rm -rf "$w"
 mkdir -p "$out/probe26"
 w=$(mktemp -d)
 for pair in scikit-learn:scikit_learn-1.5.2 scikit-learn:scikit-learn-0.24.2 pytest:pytest-8.3.3; do
-  f=${pair#*:}.tar.gz
-  pypi_sdist "$w" "${pair%%:*}" "$f" && (cd "$w" && tar xzf "$f")
+  sdist_unpack "$w" "${pair%%:*}" "${pair#*:}.tar.gz"
 done
 for spec in "sklearn-governance-1.5:scikit_learn-1.5.2/doc/governance.rst:Scikit-learn governance (version 1.5):plain" \
   "sklearn-governance-0.24:scikit-learn-0.24.2/doc/governance.rst:Scikit-learn governance (version 0.24):plain" \
@@ -250,7 +252,7 @@ rm -rf "$w"
 # on PyPI, made plain by sphinx2rst.py, written as ms by pandoc and typeset by groff -t -ms.
 mkdir -p "$out/probe27"
 w=$(mktemp -d)
-pypi_sdist "$w" matplotlib matplotlib-3.9.2.tar.gz && (cd "$w" && tar xzf matplotlib-3.9.2.tar.gz matplotlib-3.9.2/doc/devel)
+sdist_unpack "$w" matplotlib matplotlib-3.9.2.tar.gz matplotlib-3.9.2/doc/devel
 for pair in mpl-dependency-policy:min_dep_policy mpl-api-guidelines:api_changes; do
   n=${pair%%:*}
   python3 "$here/sphinx2rst.py" "$w/matplotlib-3.9.2/doc/devel/${pair#*:}.rst" | grep -v '^\.\. \(toctree\|redirect-from\)::' > "$w/$n.rst"
@@ -264,8 +266,7 @@ rm -rf "$w"
 mkdir -p "$out/probe28"
 w=$(mktemp -d)
 for pair in pytest:pytest-8.3.3 matplotlib:matplotlib-3.9.2; do
-  f=${pair#*:}.tar.gz
-  pypi_sdist "$w" "${pair%%:*}" "$f" && (cd "$w" && tar xzf "$f")
+  sdist_unpack "$w" "${pair%%:*}" "${pair#*:}.tar.gz"
 done
 pandoc -f gfm "$w/pytest-8.3.3/CODE_OF_CONDUCT.md" -o "$w/pytest-code-of-conduct.docx"
 python3 "$here/sphinx2rst.py" "$w/matplotlib-3.9.2/doc/devel/communication_guide.rst" > "$w/mpl-community-guide.rst"
@@ -361,8 +362,7 @@ rm -rf "$w"
 mkdir -p "$out/probe33"
 w=$(mktemp -d)
 for pair in twisted:twisted-24.7.0 cryptography:cryptography-43.0.1; do
-  f=${pair#*:}.tar.gz
-  pypi_sdist "$w" "${pair%%:*}" "$f" && (cd "$w" && tar xzf "$f")
+  sdist_unpack "$w" "${pair%%:*}" "${pair#*:}.tar.gz"
 done
 tw="$w/twisted-24.7.0/docs/development"
 python3 "$here/sphinx2rst.py" "$tw/compatibility-policy.rst" > "$w/tw-compat.rst"
@@ -383,7 +383,7 @@ rm -rf "$w"
 mkdir -p "$out/probe34"
 w=$(mktemp -d)
 for v in 1.9.3 1.14.1; do
-  pypi_sdist "$w" scipy "scipy-$v.tar.gz" && (cd "$w" && tar xzf "scipy-$v.tar.gz" "scipy-$v/doc/source/dev")
+  sdist_unpack "$w" scipy "scipy-$v.tar.gz" "scipy-$v/doc/source/dev"
 done
 pandoc3=$(python3 -c "import pypandoc; print(pypandoc.get_pandoc_path())")
 typeset() {  # typeset RST PDF: reStructuredText through pandoc's Typst writer and Typst
@@ -409,7 +409,7 @@ rm -rf "$w"
 # guide (Markdown through pandoc 3 to Word, LibreOffice to PDF), from the pip sdist on PyPI.
 mkdir -p "$out/probe35"
 w=$(mktemp -d)
-pypi_sdist "$w" pip pip-24.2.tar.gz && (cd "$w" && tar xzf pip-24.2.tar.gz pip-24.2/docs/html/development pip-24.2/src/pip/_vendor/README.rst)
+sdist_unpack "$w" pip pip-24.2.tar.gz pip-24.2/docs/html/development pip-24.2/src/pip/_vendor/README.rst
 python3 "$here/sphinx2rst.py" "$w/pip-24.2/docs/html/development/release-process.rst" > "$w/release.rst"
 typeset "$w/release.rst" "$out/probe35/pip-release-process.pdf"
 python3 "$here/sphinx2rst.py" "$w/pip-24.2/src/pip/_vendor/README.rst" > "$w/vendoring.rst"
@@ -423,7 +423,7 @@ rm -rf "$w"
 # deprecations pages from its sdist on PyPI, typeset by LaTeX through pandoc.
 mkdir -p "$out/probe36"
 w=$(mktemp -d)
-pypi_sdist "$w" pillow pillow-11.0.0.tar.gz && (cd "$w" && tar xzf pillow-11.0.0.tar.gz pillow-11.0.0/docs/about.rst pillow-11.0.0/docs/releasenotes/versioning.rst pillow-11.0.0/docs/deprecations.rst)
+sdist_unpack "$w" pillow pillow-11.0.0.tar.gz pillow-11.0.0/docs/about.rst pillow-11.0.0/docs/releasenotes/versioning.rst pillow-11.0.0/docs/deprecations.rst
 for page in about releasenotes/versioning deprecations; do
   python3 "$here/sphinx2rst.py" "$w/pillow-11.0.0/docs/$page.rst"
   echo

@@ -474,11 +474,7 @@ pub fn candidates(evidence: &[Evidence]) -> Vec<Candidate> {
             let header = first
                 .filter(|(at, _)| *at != s.start)
                 .map(|(_, h)| h)
-                .or_else(|| {
-                    version_row(&e.text, s)
-                        .then(|| row_header(&e.text, s))
-                        .flatten()
-                });
+                .or_else(|| version_row(&e.text, s));
             let names_columns = first.is_some_and(|(at, _)| at == s.start)
                 && e.text[s.end..]
                     .strip_prefix('\n')
@@ -668,9 +664,7 @@ fn continues_item(ss: &[Sentence], items: &[bool], k: usize) -> bool {
 /// The place of a numbered or lettered item in its list, with its mark's style ("3." → 3,
 /// "(c)" → 3); `None` for a bullet, a roman numeral or a clause number ("2.1").
 fn ordinal(item: &str) -> Option<(Mark, u32)> {
-    let mark = mark_of(item)?;
-    let first = item.split_whitespace().next()?;
-    let body = first.trim_start_matches('(').trim_end_matches(['.', ')']);
+    let (mark, body) = marked(item)?;
     match mark {
         // "2.1" numbers a clause within a section, not an item of a list.
         Mark::Number if !body.contains('.') => body.parse().ok().map(|n| (mark, n)),
@@ -695,12 +689,18 @@ enum Mark {
 
 /// The style of the mark a list item opens with ("2.", "b)", "B.", "iv.", "-").
 fn mark_of(item: &str) -> Option<Mark> {
+    marked(item).map(|(mark, _)| mark)
+}
+
+/// The style of the mark a list item opens with and the mark without its brackets and dot
+/// ("(b)" → `Lower`, "b").
+fn marked(item: &str) -> Option<(Mark, &str)> {
     let first = item.split_whitespace().next()?;
     let body = first.trim_start_matches('(').trim_end_matches(['.', ')']);
     if body.is_empty() || !first.chars().any(char::is_alphanumeric) {
-        return Some(Mark::Bullet);
+        return Some((Mark::Bullet, body));
     }
-    Some(if body.chars().all(|c| c.is_ascii_digit() || c == '.') {
+    let mark = if body.chars().all(|c| c.is_ascii_digit() || c == '.') {
         Mark::Number
     } else if body.chars().all(|c| matches!(c, 'i' | 'v' | 'x')) {
         Mark::Roman
@@ -710,7 +710,8 @@ fn mark_of(item: &str) -> Option<Mark> {
         Mark::Upper
     } else {
         return None;
-    })
+    };
+    Some((mark, body))
 }
 
 /// Whether a sentence is an item of a list: it opens with a list mark ("- ", "•", "(b)",
@@ -775,24 +776,24 @@ fn is_table_row(passage: &str, s: &Sentence) -> bool {
         .and_then(|a| a.lines().next());
     !t.contains('\n')
         && short(t)
-        && (inner_number || version_row(passage, s))
+        && (inner_number || version_row(passage, s).is_some())
         && (line_before.is_some_and(short) || line_after.is_some_and(short))
 }
 
-/// Whether a sentence is a row that gives a version in its last cell ("Chart plotter 4.12.2",
-/// "Hull paint 2.x") under a line that names the columns ([`row_header`]): a contents line
-/// ends with a page's plain number, and a title with a short version ("Harbour Rules 2.0")
-/// sits under no such line.
-fn version_row(passage: &str, s: &Sentence) -> bool {
+/// For a row that gives a version in its last cell ("Chart plotter 4.12.2", "Hull paint 2.x")
+/// under a line that names the columns, that line ([`row_header`]): a contents line ends with
+/// a page's plain number, and a title with a short version ("Harbour Rules 2.0") sits under no
+/// such line. `None` for any other sentence.
+fn version_row<'a>(passage: &'a str, s: &Sentence) -> Option<&'a str> {
     let t = s.text.trim();
     let words: Vec<&str> = t.split_whitespace().collect();
-    !t.contains('\n')
+    let versioned = !t.contains('\n')
         && words.len() >= 2
         && words.last().is_some_and(|w| {
             w.chars().next().is_some_and(|c| c.is_ascii_digit())
                 && (w.matches('.').count() >= 2 || w.ends_with(".x"))
-        })
-        && row_header(passage, s).is_some()
+        });
+    versioned.then(|| row_header(passage, s)).flatten()
 }
 
 /// The line that names the columns of the table whose row ([`is_table_row`]) `s` is: the

@@ -898,12 +898,15 @@ fn names_a_reference(before: &str) -> bool {
 /// Whether a stemmed term names a unit a value is counted in: a unit of time
 /// ([`lexicon::TIME_UNITS`]) or of measure ([`lexicon::MEASURE_UNITS`]).
 fn names_a_unit(term: &str) -> bool {
-    let time = lexicon::TIME_UNITS
-        .split('|')
-        .filter(|u| u.chars().all(|c| c.is_ascii_lowercase() || c == '?'))
-        .map(|u| u.trim_end_matches("s?"));
-    let measure = lexicon::MEASURE_UNITS.iter().map(|(name, _)| *name);
-    time.chain(measure).any(|u| stem(u) == term)
+    static UNITS: LazyLock<HashSet<String>> = LazyLock::new(|| {
+        let time = lexicon::TIME_UNITS
+            .split('|')
+            .filter(|u| u.chars().all(|c| c.is_ascii_lowercase() || c == '?'))
+            .map(|u| u.trim_end_matches("s?"));
+        let measure = lexicon::MEASURE_UNITS.iter().map(|(name, _)| *name);
+        time.chain(measure).map(stem).collect()
+    });
+    UNITS.contains(term)
 }
 
 /// Whether a number between `before` and `after` numbers an item of a list ("3. Votes are
