@@ -163,6 +163,48 @@ async fn a_table_is_stored_row_by_row_and_its_rows_answer() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_columns_that_poppler_reads_across_are_stored_a_column_at_a_time() {
+    // Regression: in a LaTeX two-column page whose columns share their baselines, poppler's
+    // reading order joined lines of the left column to the lines beside them in the right one
+    // ("… whenever they are not aboard a boat. Bicycles are" beside "A complaint about …"),
+    // so quotes mixed the two columns and sentences broke at every line.
+    let (t, p, _doc, page) = first_page_of("harbour-bylaws.pdf").await;
+    let words = page.split_whitespace().collect::<Vec<_>>().join(" ");
+    for sentence in [
+        "Children under twelve wear a life jacket on the pontoons whenever they are not aboard a boat.",
+        "The harbour master answers within ten working days, and a berth holder who is not satisfied may take the complaint to the harbour committee",
+        "Boats stored ashore over the winter stand on cradles approved by the yard.",
+    ] {
+        assert!(words.contains(sentence), "{sentence} not in {page}");
+    }
+    // The left column before the right.
+    let at = |w: &str| words.find(w).unwrap_or(usize::MAX);
+    assert!(at("Moorings") < at("Fuel and waste"), "{page}");
+    assert!(
+        at("Safety on the pontoons") < at("Winter storage"),
+        "{page}"
+    );
+    assert!(at("Winter storage") < at("Complaints"), "{page}");
+    let citations = cited(
+        &t,
+        &p,
+        "Within how many working days does the harbour master answer a complaint?",
+    )
+    .await;
+    let quotes: Vec<String> = citations
+        .iter()
+        .map(|c| c.quote.split_whitespace().collect::<Vec<_>>().join(" "))
+        .collect();
+    assert!(
+        quotes
+            .iter()
+            .any(|q| q.contains("The harbour master answers within ten working days")),
+        "{quotes:?}"
+    );
+    crate::common::assert_quotes_on_pages(&t.lib, &p, &citations).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_table_whose_cells_wrap_is_stored_row_by_row_and_a_row_answers_under_its_columns() {
     // Regression: poppler's reading order gave a table with wrapped cells column by column
     // (every berth class, then every fee), and its drawing order scrambles the wrapped cells,

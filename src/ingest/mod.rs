@@ -9,6 +9,7 @@
 //! or the embedder.
 
 pub mod chunk;
+pub mod columns;
 pub mod furniture;
 pub mod grid;
 pub mod ocr;

@@ -7,7 +7,8 @@
 //! writing spaces ("hierarchyisdivided" in a groff manual) — quotes must be what a reader
 //! sees. A page that holds a table is written from poppler's word boxes (`-bbox-layout`) with
 //! each row on a line (see `grid`): its reading order gives a table cell by cell, often down
-//! a column. Another page whose content stream draws rows of words that the reading order
+//! a column. A page of two columns that its reading order runs across is written from the
+//! same boxes a column at a time (see `columns`). Another page whose content stream draws rows of words that the reading order
 //! splits (a command's words set apart by wide spaces) is read in drawing order (`-raw`) when
 //! that holds the same words on far fewer lines. A page `pdftotext` leaves empty, or every page when it is missing or fails, is read
 //! with `pdf-extract`, falling back to lopdf's own text extraction for a page that panics,
@@ -267,7 +268,9 @@ pub fn extract_with(bytes: &[u8], poppler_secs: u64) -> Result<Vec<RawPage>, Ing
         .flatten();
     // The word boxes and the drawing order get what is left of the same budget, so poppler's
     // runs together never take longer than one was allowed to. A page that holds a table is
-    // written from the word boxes, row by row (see `grid`). Else a page whose drawing order
+    // written from the word boxes, row by row (see `grid`), and before that test a page of two
+    // columns of running text that the reading order runs across, a column at a time (see
+    // `columns`). Else a page whose drawing order
     // holds the same words on far fewer lines (a row of words set apart by wide spaces, which
     // the reading order splits into one word per line) is read in that order ([`rows_kept`]).
     let left = || budget.saturating_sub(started.elapsed().as_secs());
@@ -287,7 +290,12 @@ pub fn extract_with(bytes: &[u8], poppler_secs: u64) -> Result<Vec<RawPage>, Ing
             .zip(boxes.iter().flatten())
             .zip(&mut tabled)
         {
-            if let Some(rows) = super::grid::page_text(page) {
+            // Two columns of running text first: their lines side by side look like a
+            // table's cells to `grid` when a column holds a list.
+            if let Some(columns) = super::columns::page_text(page) {
+                *text = columns;
+                *done = true;
+            } else if let Some(rows) = super::grid::page_text(page) {
                 *text = rows;
                 *done = true;
             }
