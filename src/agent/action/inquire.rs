@@ -138,7 +138,7 @@ impl Agent<'_> {
         };
         let mut terms = extractive::question_terms(&own, &context);
         // The values the question asks for: the answer looks for them and refuses without them.
-        let asks = value::asks(&own);
+        let asks = value::asks_in_thread(&own, &context);
         if extractive::asks_which_document(&own) {
             let names = self
                 .lib

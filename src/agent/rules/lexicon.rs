@@ -406,6 +406,13 @@ pub fn ends_like_plural(word: &str) -> bool {
     word.len() > 3 && word.ends_with('s') && !word.ends_with("ss")
 }
 
+/// Determiners that open the group "one of …" picks from ("one of the tasks", "one of its
+/// members"): a partitive, not a count.
+pub const DETERMINERS: [&str; 13] = [
+    "the", "these", "those", "its", "their", "our", "his", "her", "your", "my", "many", "several",
+    "some",
+];
+
 /// Determiners that point back at something named before ("this register", "such records", "these
 /// files"); see `extractive::refers_back`.
 pub const DEMONSTRATIVES: [&str; 5] = ["this", "that", "these", "those", "such"];

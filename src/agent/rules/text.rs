@@ -78,6 +78,7 @@ pub fn sentences(passage: &str) -> Vec<Sentence> {
             let heading_like = line.chars().count() < 60
                 && !line.ends_with(['.', ',', ';', ':', '-'])
                 && line.chars().any(char::is_alphabetic)
+                && !ends_a_sentence_inside(line)
                 && !ends_mid_sentence(line, &passage[i + 1..])
                 && (line.starts_with(|c: char| c.is_uppercase() || c.is_ascii_digit())
                     || ends_unwrapped(line, &passage[i + 1..], width));
@@ -244,6 +245,30 @@ fn ends_unwrapped(line: &str, next: &str, width: usize) -> bool {
 /// proportional font full lines differ in length by a few per cent. Higher keeps more items
 /// glued to the paragraph after them, lower cuts more wrapped items at a capitalised word.
 const WRAP_SLACK: f32 = 0.05;
+
+/// Whether a line ends a sentence before its end ("Zachary Pincus. The SC membership is
+/// revisited every"): a full stop, "!" or "?" after a word of two or more lower-case letters
+/// that is no abbreviation, then a space and a capital. A title is one phrase, so such a line
+/// is running text, however short the column that wrapped it ("Part I. General Provisions"
+/// and "Art. 5 Scope" stay titles).
+fn ends_a_sentence_inside(line: &str) -> bool {
+    let line = line.trim_end();
+    line.char_indices().any(|(i, c)| {
+        if !matches!(c, '.' | '!' | '?') {
+            return false;
+        }
+        let before = &line[..i];
+        let after = &line[i + c.len_utf8()..];
+        let word = before
+            .rsplit(|ch: char| !ch.is_alphanumeric())
+            .next()
+            .unwrap_or("");
+        word.chars().filter(|ch| ch.is_lowercase()).count() >= 2
+            && !ends_with_abbreviation(before)
+            && after.starts_with(' ')
+            && after.trim_start().starts_with(char::is_uppercase)
+    })
+}
 
 /// Whether a line stops where no heading or sentence can: on a function word ("… set out
 /// in") or on the noun of a cross-reference ("… described in section") whose number opens
@@ -832,6 +857,20 @@ pub fn jaccard(x: &HashSet<String>, y: &HashSet<String>) -> f32 {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn a_short_line_that_ends_a_sentence_inside_it_is_no_title() {
+        // A narrow column wraps "The boat is lifted every⏎March." after a sentence's end.
+        let t = "The yard is run by Ada Moss. The boat is lifted every\nMarch. Owners who miss the lift pay the yard's fee.";
+        let texts: Vec<String> = super::sentences(t).into_iter().map(|s| s.text).collect();
+        assert_eq!(texts[1], "The boat is lifted every\nMarch.");
+        assert!(super::ends_a_sentence_inside(
+            "Ada Moss. The boat is lifted every"
+        ));
+        assert!(!super::ends_a_sentence_inside("Part I. General Provisions"));
+        assert!(!super::ends_a_sentence_inside("Art. 5 Scope"));
+        assert!(!super::ends_a_sentence_inside("Winter storage"));
+    }
+
     #[test]
     fn a_catalogue_request_is_an_opening_imperative_and_list_inside_a_question_is_not() {
         use super::asks_for_catalogue;

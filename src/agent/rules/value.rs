@@ -358,6 +358,46 @@ pub fn asks(question: &str) -> Asks {
     out
 }
 
+/// The asks of a message in a thread: a follow-up with no question word of its own ("And to
+/// agree on a resolution?", "What about visitors?") asks what the `earlier` question asked,
+/// of something else ("How long does the committee have to confirm receipt?" → a length of
+/// time); what the earlier question measured or counted stays with it. A follow-up that is
+/// a question of its own ("And is it free?", "And who signs?") keeps its own asks.
+pub fn asks_in_thread(own: &str, earlier: &str) -> Asks {
+    let mine = asks(own);
+    if earlier.trim().is_empty() || !mine.values.is_empty() || !is_fragment(own) {
+        return mine;
+    }
+    let before = asks(earlier);
+    Asks {
+        subject: Vec::new(),
+        counted: Vec::new(),
+        nouns: Vec::new(),
+        ..before
+    }
+}
+
+/// Whether a message goes on from the question before it without a question of its own: it
+/// opens with "and", "or", "what about" or "how about", and after that opener holds no
+/// interrogative and does not begin with an auxiliary ("And is it free?" asks anew).
+fn is_fragment(message: &str) -> bool {
+    let m = message.trim().to_lowercase();
+    let rest = ["and ", "or ", "what about ", "how about "]
+        .iter()
+        .find_map(|o| m.strip_prefix(o));
+    let Some(rest) = rest else {
+        return false;
+    };
+    let first = rest
+        .split_whitespace()
+        .next()
+        .unwrap_or("")
+        .trim_matches(|c: char| !c.is_alphanumeric());
+    interrogative(rest).is_none()
+        && !lexicon::AUXILIARIES.contains(&first)
+        && !lexicon::MODALS.contains(&first)
+}
+
 /// The first interrogative of an ask (lower case) and the words after it (lower case, without
 /// punctuation).
 fn interrogative(ask: &str) -> Option<(String, Vec<String>)> {
@@ -798,10 +838,13 @@ fn counts_time(text: &str) -> bool {
     })
 }
 
+/// A frequency: "every 90 days", "twice a year", "annually", "three times", and a day or
+/// month of the calendar that comes round ("every January", "each Monday").
 static FREQUENCY_A: Pattern = LazyLock::new(|| {
     regex(&format!(
-        r"(?i)\b(every|each|per|once a|twice a|times a)\b[^.]{{0,20}}\b(second|minute|hour|day|week|month|quarter|year)s?\b|\b(daily|weekly|monthly|quarterly|annually|yearly|biannually|hourly|regularly|periodically|continuously|ongoing)\b|\b({amounts}|\d+) times\b",
-        amounts = amount_words()
+        r"(?i)\b(every|each|per|once a|twice a|times a)\b[^.]{{0,20}}\b(second|minute|hour|day|week|month|quarter|year)s?\b|\b(daily|weekly|monthly|quarterly|annually|yearly|biannually|hourly|regularly|periodically|continuously|ongoing)\b|\b({amounts}|\d+) times\b|\b(?:every|each)\s+(?-i:{calendar})\b",
+        amounts = amount_words(),
+        calendar = lexicon::CALENDAR_NAMES.join("|")
     ))
 });
 static MONEY_A: Pattern = LazyLock::new(|| {
@@ -918,6 +961,27 @@ fn enumerates(before: &str, after: &str) -> bool {
     opens && marked
 }
 
+/// Whether "one" (the number word `word`, between `before` and `after`) picks a member out of
+/// a group or stands for a person instead of counting: "one of the few activities", "one of
+/// its members", "no one", "any one". English's partitive and its pronoun; neither says how
+/// many there are.
+fn picks_one(word: &str, before: &str, after: &str) -> bool {
+    if !word.eq_ignore_ascii_case("one") {
+        return false;
+    }
+    let next = after.split_whitespace().take(2).collect::<Vec<_>>();
+    let partitive = next.first().is_some_and(|w| w.eq_ignore_ascii_case("of"))
+        && next
+            .get(1)
+            .is_some_and(|w| lexicon::DETERMINERS.contains(&w.to_lowercase().as_str()));
+    let previous = before
+        .split_whitespace()
+        .last()
+        .unwrap_or("")
+        .to_lowercase();
+    partitive || matches!(previous.as_str(), "no" | "any" | "every" | "some")
+}
+
 /// Whether `text` holds a value of `kind`.
 pub fn holds(kind: Kind, text: &str) -> bool {
     match kind {
@@ -931,6 +995,7 @@ pub fn holds(kind: Kind, text: &str) -> bool {
                         m.as_str().matches('.').count() < 2
                             && !names_a_reference(&text[..m.start()])
                             && !enumerates(&text[..m.start()], &text[m.end()..])
+                            && !picks_one(m.as_str(), &text[..m.start()], &text[m.end()..])
                     })
                 })
         }
@@ -1586,6 +1651,32 @@ mod tests {
     }
 
     #[test]
+    fn a_follow_up_without_a_question_of_its_own_asks_what_the_earlier_one_asked() {
+        let earlier = "How long does the harbour master have to answer a complaint?";
+        let a = asks_in_thread("And to decide an appeal?", earlier);
+        assert_eq!(a.values, vec![Kind::Extent]);
+        assert!(a.subject.is_empty());
+        let b = asks_in_thread("What about visitors?", "What fee do members pay?");
+        assert_eq!(b.values, vec![Kind::Money]);
+        // A question of its own keeps its own asks.
+        assert!(asks_in_thread("And is it free?", earlier).values.is_empty());
+        assert_eq!(
+            asks_in_thread("And who decides it?", earlier).values,
+            Vec::new()
+        );
+        assert!(
+            asks_in_thread("Can the fee be waived?", earlier)
+                .values
+                .is_empty()
+        );
+        assert!(
+            asks_in_thread("And to decide an appeal?", "")
+                .values
+                .is_empty()
+        );
+    }
+
+    #[test]
     fn detectors_find_values_of_their_kind_only() {
         assert!(holds(Kind::Duration, "within 72 hours of discovery"));
         assert!(holds(Kind::Duration, "kept for seven years"));
@@ -1595,6 +1686,21 @@ mod tests {
         ));
         assert!(holds(Kind::Frequency, "the register is reviewed annually"));
         assert!(holds(Kind::Frequency, "at least once a year"));
+        // "One of the …" picks a member of a group; "no one" is a pronoun: no count.
+        assert!(!holds(
+            Kind::Number,
+            "Lifting is one of the tasks the yard does itself"
+        ));
+        assert!(!holds(Kind::Number, "no one may sleep aboard"));
+        assert!(holds(Kind::Number, "one boat per member"));
+        assert!(holds(Kind::Number, "one of 12 berths"));
+        // A day or month of the calendar that comes round.
+        assert!(holds(
+            Kind::Frequency,
+            "the moorings are inspected every March"
+        ));
+        assert!(holds(Kind::Frequency, "the bar closes early each Sunday"));
+        assert!(!holds(Kind::Frequency, "every member may vote in May"));
         assert!(!holds(
             Kind::Frequency,
             "the files required on every system"
