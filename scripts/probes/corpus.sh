@@ -39,7 +39,9 @@
 # Debian's menu sub-policy; probe 33 Twisted's and cryptography's policies; probe 34 SciPy's
 # governance, developer guide and toolchain roadmaps typeset by Typst; probe 35 pip's release
 # process, vendoring policy (Typst) and issue triage guide (pandoc, LibreOffice); probe 36
-# Pillow's versioning and deprecation pages (LaTeX). Needs enscript, ghostscript, groff, shared-mime-info, dpkg-dev's docs and
+# Pillow's versioning and deprecation pages (LaTeX); probes 37 and 38 scikit-image's governance
+# (LaTeX in two columns), Code of Conduct manual, core developer guide, code of conduct (two
+# columns) and SKIP process. Needs enscript, ghostscript, groff, shared-mime-info, dpkg-dev's docs and
 # man-db's docs (the packages of a Debian 12 desktop), `apt-get download` of debian-faq,
 # harden-doc, debian-policy and doc-debian, and for probes 9 and 11 libreoffice-writer-nogui and the Python
 # packages python-docx and reportlab, and for probes 13 and 14 weasyprint and fpdf2.
@@ -429,4 +431,33 @@ for page in about releasenotes/versioning deprecations; do
   echo
 done > "$w/pillow.rst"
 pandoc -f rst "$w/pillow.rst" -o "$out/probe36/pillow-project-policies.pdf" -V geometry:margin=2.5cm 2>/dev/null
+rm -rf "$w"
+
+# Probes 37 and 38: scikit-image's governance (SKIP 1), Code of Conduct report-handling manual,
+# core developer guide, code of conduct and SKIP process (SKIP 0), from its sdist on PyPI.
+# Probe 37: the governance document typeset by LaTeX in two columns with 2 cm margins (pandoc,
+# `twocolumn`: the columns share their baselines and poppler's reading order runs across
+# them), the manual through pandoc to Word and LibreOffice, the guide (MyST Markdown) by LaTeX.
+# Probe 38 (written after probe 37's fixes, scored only): the code of conduct by LaTeX in two
+# columns on A4 at 11 points, SKIP 0 through pandoc's HTML and WeasyPrint.
+mkdir -p "$out/probe37" "$out/probe38"
+w=$(mktemp -d)
+s=scikit_image-0.25.2/doc/source
+sdist_unpack "$w" scikit-image scikit_image-0.25.2.tar.gz "$s/skips" "$s/about" "$s/development"
+myst() {  # myst MD: MyST Markdown made plain (roles to their text, labels dropped)
+  sed -E 's/\{(doc|ref)\}`([^`<]*)(<[^`]*>)?`/\2/g; s/^\([a-z_:-]+\)=$//' "$1"
+}
+python3 "$here/sphinx2rst.py" "$w/$s/skips/1-governance.rst" > "$w/governance.rst"
+pandoc -f rst "$w/governance.rst" -o "$out/probe37/skimage-governance.pdf" -V classoption=twocolumn -V geometry:margin=2cm
+python3 "$here/sphinx2rst.py" "$w/$s/about/report_handling_manual.rst" > "$w/coc.rst"
+pandoc -f rst "$w/coc.rst" -o "$w/skimage-coc-report-handling.docx"
+(cd "$w" && soffice --headless --convert-to pdf skimage-coc-report-handling.docx > /dev/null 2>&1)
+cp "$w/skimage-coc-report-handling.pdf" "$out/probe37/"
+myst "$w/$s/development/core_developer.md" > "$w/cored.md"
+pandoc -f markdown "$w/cored.md" -o "$out/probe37/skimage-core-developer-guide.pdf" -V fontsize=11pt -V geometry:margin=2.5cm
+myst "$w/$s/about/code_of_conduct.md" > "$w/conduct.md"
+pandoc -f markdown "$w/conduct.md" -o "$out/probe38/skimage-code-of-conduct.pdf" -V classoption=twocolumn -V fontsize=11pt -V papersize=a4
+python3 "$here/sphinx2rst.py" "$w/$s/skips/0-skip-process.rst" > "$w/skip0.rst"
+pandoc -f rst "$w/skip0.rst" -s -o "$w/skip0.html" 2>/dev/null
+python3 -c "import sys, weasyprint; weasyprint.HTML(sys.argv[1]).write_pdf(sys.argv[2])" "$w/skip0.html" "$out/probe38/skimage-skip-process.pdf"
 rm -rf "$w"
