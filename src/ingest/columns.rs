@@ -377,6 +377,7 @@ fn continues(before: &str, next: &str) -> bool {
 
 #[cfg(test)]
 mod tests {
+    use super::super::grid::joined;
     use super::*;
 
     /// A line of words boxed left to right from `x0`, each word `w` points a letter, one space
@@ -398,22 +399,6 @@ mod tests {
             y1: y0 + 10.0,
             text: text.into(),
             words,
-        }
-    }
-
-    /// Two lines as poppler joins them across a gutter.
-    fn joined(a: Line, b: Line) -> Line {
-        let at = a.text.len() + 1;
-        Line {
-            x1: b.x1,
-            text: format!("{} {}", a.text, b.text),
-            words: a
-                .words
-                .iter()
-                .copied()
-                .chain(b.words.iter().map(|&(x0, x1, i)| (x0, x1, i + at)))
-                .collect(),
-            ..a
         }
     }
 

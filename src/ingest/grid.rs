@@ -681,6 +681,23 @@ pub fn page_text(page: &Page) -> Option<String> {
     Some(paragraphs.join("\n\n"))
 }
 
+/// Two lines as poppler joins them into one (tests here and in `columns`).
+#[cfg(test)]
+pub(crate) fn joined(a: Line, b: Line) -> Line {
+    let at = a.text.len() + 1;
+    Line {
+        x1: b.x1,
+        text: format!("{} {}", a.text, b.text),
+        words: a
+            .words
+            .iter()
+            .copied()
+            .chain(b.words.iter().map(|&(x0, x1, i)| (x0, x1, i + at)))
+            .collect(),
+        ..a
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -693,22 +710,6 @@ mod tests {
             y1: y0 + 10.0,
             text: text.into(),
             words: Vec::new(),
-        }
-    }
-
-    /// Two lines as poppler joins them into one.
-    fn joined(a: Line, b: Line) -> Line {
-        let at = a.text.len() + 1;
-        Line {
-            x1: b.x1,
-            text: format!("{} {}", a.text, b.text),
-            words: a
-                .words
-                .iter()
-                .copied()
-                .chain(b.words.iter().map(|&(x0, x1, i)| (x0, x1, i + at)))
-                .collect(),
-            ..a
         }
     }
 
