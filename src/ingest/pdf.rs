@@ -268,9 +268,9 @@ pub fn extract_with(bytes: &[u8], poppler_secs: u64) -> Result<Vec<RawPage>, Ing
         .flatten();
     // The word boxes and the drawing order get what is left of the same budget, so poppler's
     // runs together never take longer than one was allowed to. A page that holds a table is
-    // written from the word boxes, row by row (see `grid`), and before that test a page of two
-    // columns of running text that the reading order runs across, a column at a time (see
-    // `columns`). Else a page whose drawing order
+    // written from the word boxes, row by row (see `grid`); else a page of two columns of
+    // running text that the reading order runs across, a column at a time (see `columns`).
+    // Else a page whose drawing order
     // holds the same words on far fewer lines (a row of words set apart by wide spaces, which
     // the reading order splits into one word per line) is read in that order ([`rows_kept`]).
     let left = || budget.saturating_sub(started.elapsed().as_secs());
@@ -290,13 +290,13 @@ pub fn extract_with(bytes: &[u8], poppler_secs: u64) -> Result<Vec<RawPage>, Ing
             .zip(boxes.iter().flatten())
             .zip(&mut tabled)
         {
-            // Two columns of running text first: their lines side by side look like a
-            // table's cells to `grid` when a column holds a list.
-            if let Some(columns) = super::columns::page_text(page) {
-                *text = columns;
-                *done = true;
-            } else if let Some(rows) = super::grid::page_text(page) {
+            // A table first: a table of two columns of wrapped prose also has a gutter, and
+            // its rows must stay together.
+            if let Some(rows) = super::grid::page_text(page) {
                 *text = rows;
+                *done = true;
+            } else if let Some(columns) = super::columns::page_text(page) {
+                *text = columns;
                 *done = true;
             }
         }
