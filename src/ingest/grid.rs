@@ -627,6 +627,15 @@ fn join_cell(parts: &[&str]) -> String {
     out
 }
 
+/// The share of a page's lines (cut where they run into the next cell) that its tables hold:
+/// 0 for a page without one.
+pub fn table_share(page: &Page) -> f32 {
+    let page = split_across_cells(page);
+    let lines: Vec<Line> = page.flows.iter().flatten().cloned().collect();
+    let held: usize = tables(&lines).iter().map(|t| t.lines.len()).sum();
+    held as f32 / lines.len().max(1) as f32
+}
+
 /// The text of a page that holds a table, each row on a line of its own with its cells apart
 /// by [`CELL`] and the table set off by blank lines; `None` when the page holds none (its text
 /// is then poppler's plain reading). Lines of a flow are joined by a line break, flows by a
@@ -735,6 +744,32 @@ mod tests {
 
     fn one_flow(lines: Vec<Line>) -> Page {
         Page { flows: vec![lines] }
+    }
+
+    #[test]
+    fn a_page_that_is_all_table_has_a_table_share_of_one() {
+        let mut lines = Vec::new();
+        for (i, (a, b)) in [
+            ("Invoices", "7 years"),
+            ("Payroll", "6 years"),
+            ("CCTV footage", "30 days"),
+        ]
+        .iter()
+        .enumerate()
+        {
+            let y = 40.0 + 14.0 * i as f32;
+            lines.push(line(60.0, y, 150.0, a));
+            lines.push(line(250.0, y, 300.0, b));
+        }
+        let table = one_flow(lines);
+        assert!((table_share(&table) - 1.0).abs() < 1e-6);
+        let prose = one_flow(vec![line(
+            60.0,
+            40.0,
+            500.0,
+            "Records are kept as the schedule says.",
+        )]);
+        assert_eq!(table_share(&prose), 0.0);
     }
 
     #[test]

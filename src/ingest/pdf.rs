@@ -223,6 +223,10 @@ fn poppler_pages(bytes: &[u8], pages: usize, secs: u64, mode: Poppler) -> Option
     (texts.len() == pages).then_some(texts)
 }
 
+/// Share of a page's lines a table must hold for the page to be read as a table rather than
+/// as two columns of running text when it reads as both (see `extract_with`).
+const MOSTLY_TABLE: f32 = 0.5;
+
 /// Fewest one-to-three-word lines (a table's cells, one per line) a page's reading order must
 /// have before its drawing order is considered (see [`rows_kept`]).
 const MIN_CELL_LINES: usize = 6;
@@ -268,9 +272,10 @@ pub fn extract_with(bytes: &[u8], poppler_secs: u64) -> Result<Vec<RawPage>, Ing
         .flatten();
     // The word boxes and the drawing order get what is left of the same budget, so poppler's
     // runs together never take longer than one was allowed to. A page that holds a table is
-    // written from the word boxes, row by row (see `grid`); else a page of two columns of
-    // running text that the reading order runs across, a column at a time (see `columns`).
-    // Else a page whose drawing order
+    // written from the word boxes, row by row (see `grid`), a page of two columns of running
+    // text that the reading order runs across a column at a time (see `columns`; a page that
+    // reads as both is a table when a table holds most of its lines). Else a page whose
+    // drawing order
     // holds the same words on far fewer lines (a row of words set apart by wide spaces, which
     // the reading order splits into one word per line) is read in that order ([`rows_kept`]).
     let left = || budget.saturating_sub(started.elapsed().as_secs());
@@ -290,13 +295,19 @@ pub fn extract_with(bytes: &[u8], poppler_secs: u64) -> Result<Vec<RawPage>, Ing
             .zip(boxes.iter().flatten())
             .zip(&mut tabled)
         {
-            // A table first: a table of two columns of wrapped prose also has a gutter, and
-            // its rows must stay together.
-            if let Some(rows) = super::grid::page_text(page) {
-                *text = rows;
-                *done = true;
-            } else if let Some(columns) = super::columns::page_text(page) {
-                *text = columns;
+            // A page of two columns of running text is read a column at a time, unless most
+            // of its lines are a table's: a table of two columns of wrapped prose has a
+            // gutter too, and its rows must stay together, while a column that holds a short
+            // list beside the other column's prose only looks like a table's cells.
+            let tabled_page = super::grid::page_text(page);
+            let columns = super::columns::page_text(page);
+            let chosen = match (tabled_page, columns) {
+                (Some(_), Some(c)) if super::grid::table_share(page) < MOSTLY_TABLE => Some(c),
+                (Some(rows), _) => Some(rows),
+                (None, columns) => columns,
+            };
+            if let Some(chosen) = chosen {
+                *text = chosen;
                 *done = true;
             }
         }
