@@ -407,8 +407,7 @@ async fn a_corrective_retry_does_not_reuse_a_connection_the_server_has_dropped()
             });
         }
     });
-    let (t, p) = library(&url, 30).await;
-    let doc = t.lib.documents(&p).await.unwrap().remove(0);
+    let (t, p, doc) = capital_guideline(&url).await;
     let agent = Agent::new(&t.lib);
     // Action and document tagged: nothing to route, the two requests are the answer's.
     let turn = agent
@@ -440,17 +439,30 @@ const AUDIT_REPLY: &str = r#"```json
 ], "summary": "One violation."}
 ```"#;
 
-/// Audits a one-line memo (a total capital ratio of 6 per cent) against the capital guideline
-/// with the scripted model at `url`: the library, its profile and the turn.
-async fn audit_capital_memo(
+/// What an audit with the scripted model leaves: the library, its profile and the turn.
+type Audited = (
+    TestLib,
+    policypal::store::Profile,
+    policypal::agent::types::TurnResult,
+);
+
+/// A library whose model is the scripted server at `url`, and the capital guideline it holds.
+async fn capital_guideline(
     url: &str,
 ) -> (
     TestLib,
     policypal::store::Profile,
-    policypal::agent::types::TurnResult,
+    policypal::store::Document,
 ) {
     let (t, p) = library(url, 30).await;
     let doc = t.lib.documents(&p).await.unwrap().remove(0);
+    (t, p, doc)
+}
+
+/// Audits a one-line memo (a total capital ratio of 6 per cent) against the capital guideline
+/// with the scripted model at `url`.
+async fn audit_capital_memo(url: &str) -> Audited {
+    let (t, p, doc) = capital_guideline(url).await;
     let agent = Agent::new(&t.lib);
     let turn = ask_ok(&agent, &p, AskRequest {
                 documents: vec![doc.id.clone()],
@@ -569,15 +581,8 @@ async fn add_long_policy(t: &TestLib, p: &policypal::store::Profile) -> String {
 }
 
 /// Audits the long policy against the capital guideline with the scripted model at `url`.
-async fn audit_long_policy(
-    url: &str,
-) -> (
-    TestLib,
-    policypal::store::Profile,
-    policypal::agent::types::TurnResult,
-) {
-    let (t, p) = library(url, 30).await;
-    let doc = t.lib.documents(&p).await.unwrap().remove(0);
+async fn audit_long_policy(url: &str) -> Audited {
+    let (t, p, doc) = capital_guideline(url).await;
     let policy = add_long_policy(&t, &p).await;
     let turn = ask_ok(
         &Agent::new(&t.lib),

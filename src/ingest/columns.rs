@@ -102,27 +102,41 @@ fn gutter(lines: &[&Line]) -> Option<(f32, f32)> {
         return None;
     }
     let allowed = ACROSS * lines.len() as f32;
-    let free = |x: f32| {
-        let crossing = lines
-            .iter()
-            .filter(|l| l.words.iter().any(|w| w.0 <= x && x <= w.1))
-            .count();
-        crossing as f32 <= allowed
-    };
+    // The points looked at, left to right, and how many lines have a word at each (one pass
+    // over the words: a page is read once, not once per point).
+    let end = x_min + MIDDLE.1 * width;
+    let mut xs = Vec::new();
+    let mut x = x_min + MIDDLE.0 * width;
+    while x <= end {
+        xs.push(x);
+        x += STEP;
+    }
+    let mut crossing = vec![0usize; xs.len()];
+    let mut counted_for = vec![usize::MAX; xs.len()];
+    for (i, line) in lines.iter().enumerate() {
+        for w in &line.words {
+            let from = xs.partition_point(|x| *x < w.0);
+            let to = xs.partition_point(|x| *x <= w.1);
+            for k in from..to {
+                if counted_for[k] != i {
+                    counted_for[k] = i;
+                    crossing[k] += 1;
+                }
+            }
+        }
+    }
     let mut best: Option<(f32, f32)> = None;
     let mut run: Option<f32> = None;
-    let mut x = x_min + MIDDLE.0 * width;
-    let end = x_min + MIDDLE.1 * width;
-    while x <= end + STEP {
-        if x <= end && free(x) {
-            run.get_or_insert(x);
+    for k in 0..=xs.len() {
+        let free = crossing.get(k).is_some_and(|c| *c as f32 <= allowed);
+        if free {
+            run.get_or_insert(xs[k]);
         } else if let Some(start) = run.take() {
-            let stop = x - STEP;
+            let stop = xs[k - 1];
             if best.is_none_or(|(a, b)| stop - start > b - a) {
                 best = Some((start, stop));
             }
         }
-        x += STEP;
     }
     best.filter(|(a, b)| b - a >= MIN_GUTTER)
 }
