@@ -118,6 +118,19 @@ pub enum Dimension {
     /// How long before an event something is done, in days ("one week before the release"):
     /// a notice period, which compares only with another (never with how long a thing lasts).
     Lead,
+    /// How many of a named kind a body is made of ("consists of five members", "has seven
+    /// members"), keyed by the kind's stem. A clause's size compares only with a size the
+    /// statement gives, never with a count of members doing something ("two members are
+    /// independent"); a statement's size still meets a clause's plain count ([`comparable`]).
+    Size(String),
+}
+
+/// Whether a statement's quantity of dimension `quantity` can be held against a clause's bound
+/// of dimension `bound`: the same dimension, or a size the statement gives against a plain
+/// count of the same kind ("has ten characters" against "at least 14 characters").
+pub fn comparable(quantity: &Dimension, bound: &Dimension) -> bool {
+    quantity == bound
+        || matches!((quantity, bound), (Dimension::Size(q), Dimension::Count(b)) if q == b)
 }
 
 /// A statement of the audited text.
@@ -182,10 +195,11 @@ static LABELLED: Pattern = LazyLock::new(|| regex(r"(?i)\b(mode|umask|port)\s+([
 /// The word after a number that names what is counted ("14 characters", "3 attempts"), when
 /// it is no unit of time, money or per cent (see `measure`).
 const COUNTED: &str = r"[a-z]{3,}\b";
-/// A numeric bound: "at least 30 days", "no more than EUR 500", "within two weeks".
+/// A numeric bound: "at least 30 days", "no more than EUR 500", "within two weeks", "no later
+/// than 30 days after …".
 static BOUND: Pattern = LazyLock::new(|| {
     regex(&format!(
-        r"(?ix)\b((?:a\s+)?(?:minimum|maximum)\s+(?:[a-z-]+\s+){{0,4}}?of|at\s+least|no\s+less\s+than|not\s+less\s+than|a\s+minimum\s+of|minimum\s+of|within|no\s+more\s+than|not\s+more\s+than|at\s+most|a\s+maximum\s+of|maximum\s+of|not\s+(?:to\s+)?exceed(?:ing)?|up\s+to|limited\s+to|capped\s+at)\s+
+        r"(?ix)\b((?:a\s+)?(?:minimum|maximum)\s+(?:[a-z-]+\s+){{0,4}}?of|at\s+least|no\s+less\s+than|not\s+less\s+than|a\s+minimum\s+of|minimum\s+of|within|no\s+later\s+than|not\s+later\s+than|no\s+more\s+than|not\s+more\s+than|at\s+most|a\s+maximum\s+of|maximum\s+of|not\s+(?:to\s+)?exceed(?:ing)?|up\s+to|limited\s+to|capped\s+at)\s+
         ((?:{CURRENCIES})\s?)?
         (\d+(?:[.,]\d+)?|{numbers})
         \s*({PERCENT}|{TIME_UNITS}|{CURRENCY_WORDS}|{COUNTED})?",
@@ -219,6 +233,32 @@ static QUANTITY: Pattern = LazyLock::new(|| {
         numbers = lexicon::number_words(),
     ))
 });
+/// The words that make a count the size of a body, at the end of the text before the count:
+/// "consists of", "is composed of", "comprises", "is made up of", "is fixed in size to", with an
+/// optional bound word ("consists of not less than three members").
+const COMPOSED_OF: &str = r"(?:(?:consists?|consisting|composed|made\s+up)\s+of|compris(?:e|es|ing)|fixed\s+(?:in\s+size\s+)?(?:at|to))";
+/// The bound words that may stand between a size's verb and its number.
+const SIZE_BOUND: &str = r"(?:(?:at\s+least|at\s+most|not\s+(?:less|more|fewer)\s+than|no\s+(?:less|more|fewer)\s+than|a\s+(?:minimum|maximum)\s+of|up\s+to|exactly|only)\s+)?";
+/// A clause's text before a count ends with a size's verb ([`COMPOSED_OF`]).
+static SIZE_BEFORE: Pattern =
+    LazyLock::new(|| regex(&format!(r"(?ix)\b{COMPOSED_OF}\s+{SIZE_BOUND}$")));
+/// A statement's text before a count ends with a size's verb, "has" and "have" included ("The
+/// board has seven members").
+static SIZE_STATED_BEFORE: Pattern = LazyLock::new(|| {
+    regex(&format!(
+        r"(?ix)\b(?:{COMPOSED_OF}|has|have|having)\s+{SIZE_BOUND}$"
+    ))
+});
+/// A body's size given as a number right after its verb: "is fixed in size to five members",
+/// "consists of seven directors" — exact, fewer and more both depart from it. Its groups are
+/// [`BOUND`]'s (the verb, no currency, the number, the kind).
+static SIZE: Pattern = LazyLock::new(|| {
+    regex(&format!(
+        r"(?ix)\b({COMPOSED_OF})\s+()(?:exactly\s+)?(\d+|{numbers})\s+({COUNTED})",
+        numbers = lexicon::number_words(),
+    ))
+});
+
 /// A record kept for a period: "kept for six years", "retained for a period of 12 months".
 static RETAINED_FOR: Pattern = LazyLock::new(|| {
     regex(&format!(
@@ -1074,7 +1114,12 @@ fn has_removal(l: &str) -> bool {
 /// Whether a text (a statement part or a clause's governed content) affirms what it says:
 /// a negation or a removal verb negates; both together ("never delete") affirm.
 fn positive(l: &str) -> bool {
-    has_negation(l) == has_removal(l)
+    // "… shall consist of not less than three members": the "not" of a bound negates nothing.
+    let mut l = l.to_owned();
+    for bound in lexicon::NEGATED_BOUNDS {
+        l = l.replace(&format!(" {bound} "), " ");
+    }
+    has_negation(&l) == has_removal(&l)
 }
 
 /// Whether a padded lower-case rule opens with a demonstrative standing alone as its subject
@@ -1253,6 +1298,11 @@ pub fn clause(sentence: &str) -> Option<Clause> {
     {
         // … and how long something lasts: "The chair holds office for two years."
         (Deontic::Obligation, m.start(), 0, STATED)
+    } else if let Some(m) = SIZE.as_ref().and_then(|re| re.find(&l))
+        && !text::content_terms(&l[..m.start()]).is_empty()
+    {
+        // … and what a body is made of: "The board consists of seven directors."
+        (Deontic::Obligation, m.start(), 0, STATED)
     } else if let Some(at) = stated_measure(&l) {
         // A standard written in the present tense states its rules as facts: "Line managers
         // review access rights every quarter", "We reply within three working days".
@@ -1409,6 +1459,7 @@ pub fn clause(sentence: &str) -> Option<Clause> {
                 }))
                 .chain(periods(&l, stated, deontic, &retained))
                 .chain(retained)
+                .chain(sizes(&l, deontic))
                 .collect(),
         ),
         before: if deontic == Deontic::Obligation && positive {
@@ -1730,7 +1781,13 @@ fn bounds(text_: &str) -> Vec<Bound> {
             let whole = c.get(0)?;
             let lead =
                 lead_time || dimension == Dimension::Time && names_lead(&text_[whole.end()..]);
-            let dimension = if lead { Dimension::Lead } else { dimension };
+            let dimension = match dimension {
+                _ if lead => Dimension::Lead,
+                Dimension::Count(kind) if super::matches(&SIZE_BEFORE, &text_[..whole.start()]) => {
+                    Dimension::Size(kind)
+                }
+                d => d,
+            };
             Some(Bound {
                 text: c.get(0)?.as_str().trim().to_owned(),
                 minimum: kind.contains("least")
@@ -1742,6 +1799,35 @@ fn bounds(text_: &str) -> Vec<Bound> {
                 cap: false,
             })
         })
+        .collect()
+}
+
+/// The sizes a clause gives a body ([`SIZE`]), each as the least and the most it allows; none
+/// for a permission or a prohibition (what "may consist of five members" or "must not consist of
+/// five members" binds is not a size).
+fn sizes(text_: &str, deontic: Deontic) -> Vec<Bound> {
+    let Some(re) = SIZE.as_ref() else {
+        return Vec::new();
+    };
+    if deontic != Deontic::Obligation {
+        return Vec::new();
+    }
+    re.captures_iter(text_)
+        .filter_map(|c| {
+            let (value, Dimension::Count(kind)) = measured(&c, 2)? else {
+                return None;
+            };
+            let text = c.get(0)?.as_str().trim().to_owned();
+            let bound = |minimum| Bound {
+                text: text.clone(),
+                minimum,
+                value,
+                dimension: Dimension::Size(kind.clone()),
+                cap: false,
+            };
+            Some([bound(true), bound(false)])
+        })
+        .flatten()
         .collect()
 }
 
@@ -1774,7 +1860,16 @@ fn quantities(text_: &str) -> Vec<(String, f64, Dimension)> {
             let whole = c.get(0)?;
             // "one day before the release": a notice period ([`Dimension::Lead`]).
             let lead = d == Dimension::Time && names_lead(&text_[whole.end()..]);
-            let d = if lead { Dimension::Lead } else { d };
+            let d = match d {
+                _ if lead => Dimension::Lead,
+                // "The board has seven members": the board's size.
+                Dimension::Count(kind)
+                    if super::matches(&SIZE_STATED_BEFORE, &text_[..whole.start()]) =>
+                {
+                    Dimension::Size(kind)
+                }
+                d => d,
+            };
             Some((whole.as_str().trim().to_owned(), v, d))
         })
         .collect()
@@ -1801,7 +1896,12 @@ pub fn measured_alike(statement: &Statement, clause: &Clause) -> Vec<Dimension> 
         .bounds
         .iter()
         .map(|b| b.dimension.clone())
-        .filter(|d| statement.quantities.iter().any(|(_, _, q)| q == d))
+        .filter(|d| {
+            statement
+                .quantities
+                .iter()
+                .any(|(_, _, q)| comparable(q, d))
+        })
         .collect();
     if statement
         .quantities
@@ -2147,7 +2247,7 @@ pub fn check(statement: &Statement, clause: &Clause, similarity: f32) -> Option<
                         .bounds
                         .iter()
                         .any(|o| o.dimension == Dimension::Interval && (o.value - v).abs() < 0.01);
-                if *d != b.dimension && !deadline {
+                if !comparable(d, &b.dimension) && !deadline {
                     continue;
                 }
                 let outside = if b.minimum {
@@ -3427,6 +3527,89 @@ mod tests {
     }
 
     #[test]
+    fn a_bound_worded_with_a_negation_still_binds() {
+        // The "not" of "not less than" negates nothing: the rule requires what it governs.
+        for (rule, departs, meets) in [
+            (
+                "Mooring logs shall be kept for not less than five years.",
+                "We keep mooring logs for two years.",
+                "We keep mooring logs for six years.",
+            ),
+            (
+                "A berth holder must pay the winter fee no later than 30 days after the invoice.",
+                "Berth holders pay the winter fee within 45 days after the invoice.",
+                "Berth holders pay the winter fee within 20 days after the invoice.",
+            ),
+        ] {
+            assert_eq!(clause(rule).map(|c| c.positive), Some(true), "{rule}");
+            assert_eq!(
+                conflict(departs, rule),
+                Some(AuditRule::OutOfRange),
+                "{departs}"
+            );
+            assert_eq!(conflict(meets, rule), None, "{meets}");
+        }
+    }
+
+    #[test]
+    fn the_size_of_a_body_is_exact_and_meets_only_a_size() {
+        // Stated without a modal, a body's size is a rule of the text: fewer and more depart.
+        let rule = "The harbour board consists of seven trustees.";
+        let c = clause(rule);
+        assert_eq!(c.as_ref().map(|c| c.deontic), Some(Deontic::Obligation));
+        let sizes: Vec<(bool, f64)> = c
+            .iter()
+            .flat_map(|c| &c.bounds)
+            .filter(|b| b.dimension == Dimension::Size(text::stem("trustees")))
+            .map(|b| (b.minimum, b.value))
+            .collect();
+        assert_eq!(sizes, [(true, 7.0), (false, 7.0)]);
+        for departs in [
+            "The harbour board has nine trustees.",
+            "Our harbour board is made up of five trustees.",
+        ] {
+            assert_eq!(
+                conflict(departs, rule),
+                Some(AuditRule::OutOfRange),
+                "{departs}"
+            );
+        }
+        assert_eq!(
+            conflict("The harbour board has seven trustees.", rule),
+            None
+        );
+        // Trustees doing something are no size of the board.
+        assert_eq!(
+            conflict(
+                "Two trustees of the harbour board sign every mooring lease.",
+                rule
+            ),
+            None
+        );
+        // A bounded size with a modal binds the same way.
+        let rule = "The moorings committee shall consist of not less than three members.";
+        assert_eq!(
+            conflict("The moorings committee has two members.", rule),
+            Some(AuditRule::OutOfRange)
+        );
+        assert_eq!(
+            conflict(
+                "Two members of the moorings committee inspect the pontoons.",
+                rule
+            ),
+            None
+        );
+        // A plain count is still held against a size the text gives.
+        assert_eq!(
+            conflict(
+                "Each boat name has 40 letters.",
+                "A boat name must be no more than 30 letters."
+            ),
+            Some(AuditRule::OutOfRange)
+        );
+    }
+
+    #[test]
     fn a_threshold_a_rule_forbids_and_a_time_given_for_an_act_are_the_most_allowed() {
         let rule = "A parcel must not weigh more than 30 kilograms.";
         assert_eq!(
@@ -3519,7 +3702,10 @@ mod tests {
             &THRESHOLD,
             &RETAINED_FOR,
             &FOR_PERIOD,
-            &NO_SUBJECT
+            &NO_SUBJECT,
+            &SIZE,
+            &SIZE_BEFORE,
+            &SIZE_STATED_BEFORE
         ]));
     }
 }

@@ -958,7 +958,7 @@ pub fn signals(
 /// question term the chosen ones lack, or finishes the best one's thought, and is not a
 /// near-duplicate.
 pub fn pick(terms: &HashMap<String, f32>, evidence: &[Evidence], max: usize) -> Vec<Picked> {
-    pick_from(terms, evidence, max, (0, 0), &value::Asks::default())
+    pick_from(terms, evidence, max, (0, 0), &value::Asks::default(), false)
 }
 
 /// [`pick`] for an answer to a question: then each of the [`RANKED_PAGES`] best-ranked
@@ -980,13 +980,22 @@ pub fn pick_answer(
     max: usize,
     wanted: &value::Asks,
 ) -> Vec<Picked> {
-    pick_from(terms, evidence, max, (RANKED_PAGES, RANKED_EXTRA), wanted)
+    pick_from(
+        terms,
+        evidence,
+        max,
+        (RANKED_PAGES, RANKED_EXTRA),
+        wanted,
+        false,
+    )
 }
 
 /// [`pick_answer`] for one side of a comparison of two different documents: the sides share
 /// the answer, so fewer of each side's best pages get a say ([`SIDE_RANKED_PAGES`], up to
 /// [`SIDE_RANKED_EXTRA`] beyond `max`) — with more, the first side's quotes crowd the second
-/// side's out of what a reader sees first.
+/// side's out of what a reader sees first. A side's sentences in which its document says what
+/// it is about ("This document describes how deadlocks are resolved") are left out while it has
+/// others: they name the subject both sides share, and say nothing of how either treats it.
 pub fn pick_side(terms: &HashMap<String, f32>, evidence: &[Evidence], max: usize) -> Vec<Picked> {
     pick_from(
         terms,
@@ -994,6 +1003,7 @@ pub fn pick_side(terms: &HashMap<String, f32>, evidence: &[Evidence], max: usize
         max,
         (SIDE_RANKED_PAGES, SIDE_RANKED_EXTRA),
         &value::Asks::default(),
+        true,
     )
 }
 
@@ -1009,8 +1019,16 @@ fn pick_from(
     max: usize,
     (ranked_pages, ranked_extra): (usize, usize),
     wanted: &value::Asks,
+    content_only: bool,
 ) -> Vec<Picked> {
     let mut cands = candidates(evidence);
+    if content_only
+        && cands
+            .iter()
+            .any(|c| !super::text::describes_itself(&c.sentence.text))
+    {
+        cands.retain(|c| !super::text::describes_itself(&c.sentence.text));
+    }
     if cands.is_empty() {
         return Vec::new();
     }
@@ -1609,7 +1627,7 @@ mod tests {
         let q = "What file mode should a setuid helper have when only a particular group of users may run it?";
         let terms = question_terms(q, "");
         let evidence = [ev(page, 0), ev(other, 1)];
-        let asked = pick_from(&terms, &evidence, 1, (0, 0), &value::asks(q));
+        let asked = pick_from(&terms, &evidence, 1, (0, 0), &value::asks(q), false);
         assert!(
             asked.iter().any(|p| p.sentence.text.contains("4754")),
             "{asked:?}"
@@ -1638,7 +1656,7 @@ mod tests {
                 2,
             ),
         ];
-        let asked = pick_from(&terms, &evidence, 1, (0, 0), &value::asks(q));
+        let asked = pick_from(&terms, &evidence, 1, (0, 0), &value::asks(q), false);
         assert!(
             asked.iter().any(|p| p.sentence.text.contains("3 days")),
             "{asked:?}"

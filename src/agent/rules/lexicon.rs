@@ -300,6 +300,56 @@ pub const DOCUMENT_NOUNS: [&str; 6] = [
     "version",
 ];
 
+/// Bounds worded with a negation that negates nothing ("not less than three members", "no
+/// later than 30 days"): a rule that sets one requires what it governs.
+pub const NEGATED_BOUNDS: [&str; 8] = [
+    "not less than",
+    "no less than",
+    "not more than",
+    "no more than",
+    "not fewer than",
+    "no fewer than",
+    "not later than",
+    "no later than",
+];
+
+/// Nouns a text uses for itself or one of its parts when it says what it is about ("This
+/// manual explains …", "This chapter sets out …"). See `text::describes_itself`.
+pub const SELF_NOUNS: [&str; 15] = [
+    "document",
+    "manual",
+    "policy",
+    "guide",
+    "handbook",
+    "section",
+    "chapter",
+    "page",
+    "standard",
+    "procedure",
+    "rulebook",
+    "part",
+    "appendix",
+    "annex",
+    "note",
+];
+
+/// Verbs by which a text says what it is about rather than what it rules ("This guide
+/// describes how …"). Not "provides", "requires" or "applies": "This policy provides that …",
+/// "This standard applies to all staff" rule. See `text::describes_itself`.
+pub const DESCRIBING_VERBS: [&str; 11] = [
+    "describes",
+    "explains",
+    "outlines",
+    "sets out",
+    "covers",
+    "summarises",
+    "summarizes",
+    "introduces",
+    "presents",
+    "discusses",
+    "gives an overview",
+];
+
 /// Past forms of irregular English verbs, with the verb's base: rules say "records are kept",
 /// questions ask "how long do we keep …" (see `text::stem`). Forms that are also common words
 /// of another sense ("left", "found", "bound", "saw", "lay") are not here.

@@ -386,6 +386,29 @@ fn ends_with_abbreviation(before: &str) -> bool {
     ABBREVIATIONS.contains(&word.trim_end_matches('.'))
 }
 
+/// A sentence in which a text says what it is about (`lexicon::SELF_NOUNS`,
+/// `lexicon::DESCRIBING_VERBS`): "This document describes how decisions are made", "This
+/// chapter sets out the rules for …", "The purpose of this policy is …", "This is the manual
+/// followed by the committee".
+static SELF_DESCRIPTION: super::Pattern = LazyLock::new(|| {
+    let nouns = crate::agent::rules::lexicon::SELF_NOUNS.join("|");
+    super::regex(&format!(
+        r"(?i)^(?:(?:this|the\s+present)\s+(?:{nouns})\b(?:\s+[^\s.;:]+){{0,3}}?\s+(?:{verbs})\b|the\s+(?:purpose|aim|scope)\s+of\s+this\s+(?:{nouns})\b|this\s+is\s+(?:the|a|an)\s+(?:[a-z'’-]+\s+){{0,2}}(?:{nouns})\b)",
+        verbs = crate::agent::rules::lexicon::DESCRIBING_VERBS
+            .join("|")
+            .replace(' ', r"\s+"),
+    ))
+});
+
+/// Whether a sentence is the text saying what it is about ([`SELF_DESCRIPTION`]) — that it
+/// covers a subject, not what it says on it.
+pub fn describes_itself(sentence: &str) -> bool {
+    let s = sentence
+        .trim_start()
+        .trim_start_matches(|c: char| !c.is_alphanumeric());
+    super::matches(&SELF_DESCRIPTION, s)
+}
+
 /// A reference to a numbered part of the same text: "§4.2", "§7", "(see section 3.1)", "under
 /// Rule 11.2.1" (the nouns of `lexicon::REFERENCE_NOUNS`). After a noun the number has parts: a
 /// bare "chapter 4" or "paragraph 1" also opens lines of a table of contents and of lists.
@@ -858,6 +881,31 @@ pub fn jaccard(x: &HashSet<String>, y: &HashSet<String>) -> f32 {
 #[cfg(test)]
 mod tests {
     #[test]
+    fn a_text_saying_what_it_is_about_describes_itself() {
+        assert!(crate::agent::rules::all_compile(&[
+            &super::SELF_DESCRIPTION
+        ]));
+        for meta in [
+            "This handbook describes how berths are allocated and how disputes are settled.",
+            "This chapter sets out the rules for winter storage.",
+            "The purpose of this policy is to keep the slipway safe.",
+            "This is the manual followed by the harbour committee.",
+            "- This part of the bylaws explains how fees are set.",
+        ] {
+            assert!(super::describes_itself(meta), "{meta}");
+        }
+        for rule in [
+            "This policy applies to every berth holder.",
+            "This policy provides that fees are paid in advance.",
+            "The harbour master describes each incident in the log within two days.",
+            "Disputes are settled by a simple majority of the committee.",
+            "This section's fees are reviewed each March.",
+        ] {
+            assert!(!super::describes_itself(rule), "{rule}");
+        }
+    }
+
+    #[test]
     fn a_short_line_that_ends_a_sentence_inside_it_is_no_title() {
         // A narrow column wraps "The boat is lifted every⏎March." after a sentence's end.
         let t = "The yard is run by Ada Moss. The boat is lifted every\nMarch. Owners who miss the lift pay the yard's fee.";
@@ -1193,7 +1241,10 @@ mod tests {
 
     #[test]
     fn a_sentence_names_the_clauses_it_refers_to_and_a_heading_path_holds_them() {
-        assert!(crate::agent::rules::all_compile(&[&CLAUSE_REFERENCE]));
+        assert!(crate::agent::rules::all_compile(&[
+            &CLAUSE_REFERENCE,
+            &SELF_DESCRIPTION
+        ]));
         assert_eq!(
             clause_references(
                 "The fee is as for a berth (§3.1), see also section 7.2 and §3.1(2)."
