@@ -233,11 +233,11 @@ static QUANTITY: Pattern = LazyLock::new(|| {
         numbers = lexicon::number_words(),
     ))
 });
-/// The words that make a count the size of a body, at the end of the text before the count:
-/// "consists of", "is composed of", "comprises", "is made up of", "is fixed in size to", with an
-/// optional bound word ("consists of not less than three members").
+/// The words that make a count the size of a body: "consists of", "is composed of", "comprises",
+/// "is made up of", "is fixed in size to" (a bound word may follow, [`SIZE_BOUND`]).
 const COMPOSED_OF: &str = r"(?:(?:consists?|consisting|composed|made\s+up)\s+of|compris(?:e|es|ing)|fixed\s+(?:in\s+size\s+)?(?:at|to))";
-/// The bound words that may stand between a size's verb and its number.
+/// The bound words that may stand between a size's verb and its number ("consists of not less
+/// than three members").
 const SIZE_BOUND: &str = r"(?:(?:at\s+least|at\s+most|not\s+(?:less|more|fewer)\s+than|no\s+(?:less|more|fewer)\s+than|a\s+(?:minimum|maximum)\s+of|up\s+to|exactly|only)\s+)?";
 /// A clause's text before a count ends with a size's verb ([`COMPOSED_OF`]).
 static SIZE_BEFORE: Pattern =

@@ -1013,6 +1013,10 @@ pub fn pick_side(terms: &HashMap<String, f32>, evidence: &[Evidence], max: usize
 /// answer shares few of their words.
 const VALUE_SHARE: f32 = 0.4;
 
+/// [`pick`], [`pick_answer`] and [`pick_side`]: `(ranked_pages, ranked_extra)` give the
+/// best-ranked pages a say, `wanted` credits the values the question asks for, and
+/// `content_only` leaves out the sentences in which a document says what it is about
+/// ([`super::text::describes_itself`]) while others remain.
 fn pick_from(
     terms: &HashMap<String, f32>,
     evidence: &[Evidence],
