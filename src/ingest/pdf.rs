@@ -8,10 +8,11 @@
 //! sees. A page that holds a table is written from poppler's word boxes (`-bbox-layout`) with
 //! each row on a line (see `grid`): its reading order gives a table cell by cell, often down
 //! a column. A page of two columns that its reading order runs across is written from the
-//! same boxes a column at a time (see `columns`). Another page whose content stream draws rows of words that the reading order
-//! splits (a command's words set apart by wide spaces) is read in drawing order (`-raw`) when
-//! that holds the same words on far fewer lines. A page `pdftotext` leaves empty, or every page when it is missing or fails, is read
-//! with `pdf-extract`, falling back to lopdf's own text extraction for a page that panics,
+//! same boxes a column at a time (see `columns`). Another page whose content stream draws rows
+//! of words that the reading order splits (a command's words set apart by wide spaces) is read
+//! in drawing order (`-raw`) when that holds the same words on far fewer lines. A page
+//! `pdftotext` leaves empty, or every page when it is missing or fails, is read with
+//! `pdf-extract`, falling back to lopdf's own text extraction for a page that panics,
 //! errors, or comes back suspiciously empty (pdf-extract silently drops the body text of some
 //! Ghostscript-made PDFs). Those pages are shared out among one scoped thread per core, each
 //! page under its own `catch_unwind`; what unwinding cannot catch (a stack overflow, memory
@@ -275,9 +276,9 @@ pub fn extract_with(bytes: &[u8], poppler_secs: u64) -> Result<Vec<RawPage>, Ing
     // written from the word boxes, row by row (see `grid`), a page of two columns of running
     // text that the reading order runs across a column at a time (see `columns`; a page that
     // reads as both is a table when a table holds most of its lines). Else a page whose
-    // drawing order
-    // holds the same words on far fewer lines (a row of words set apart by wide spaces, which
-    // the reading order splits into one word per line) is read in that order ([`rows_kept`]).
+    // drawing order holds the same words on far fewer lines (a row of words set apart by wide
+    // spaces, which the reading order splits into one word per line) is read in that order
+    // ([`rows_kept`]).
     let left = || budget.saturating_sub(started.elapsed().as_secs());
     let poppler = poppler.map(|mut texts| {
         // A tab is the cell separator of the rows written here, nothing else.

@@ -236,12 +236,12 @@ static QUANTITY: Pattern = LazyLock::new(|| {
 /// The words that make a count the size of a body: "consists of", "is composed of", "comprises",
 /// "is made up of", "is fixed in size to" (a bound word may follow, [`SIZE_BOUND`]).
 const COMPOSED_OF: &str = r"(?:(?:consists?|consisting|composed|made\s+up)\s+of|compris(?:e|es|ing)|fixed\s+(?:in\s+size\s+)?(?:at|to))";
-/// The bound words that may stand between a size's verb and its number ("consists of not less
-/// than three members").
+/// The bound words that may stand between a size's verb and a statement's number ("has at
+/// least three members").
 const SIZE_BOUND: &str = r"(?:(?:at\s+least|at\s+most|not\s+(?:less|more|fewer)\s+than|no\s+(?:less|more|fewer)\s+than|a\s+(?:minimum|maximum)\s+of|up\s+to|exactly|only)\s+)?";
-/// A clause's text before a count ends with a size's verb ([`COMPOSED_OF`]).
-static SIZE_BEFORE: Pattern =
-    LazyLock::new(|| regex(&format!(r"(?ix)\b{COMPOSED_OF}\s+{SIZE_BOUND}$")));
+/// A clause's text before a bound ends with a size's verb ([`COMPOSED_OF`]); the bound word is
+/// the start of the bound's own match ([`BOUND`]), so none comes between.
+static SIZE_BEFORE: Pattern = LazyLock::new(|| regex(&format!(r"(?ix)\b{COMPOSED_OF}\s+$")));
 /// A statement's text before a count ends with a size's verb, "has" and "have" included ("The
 /// board has seven members").
 static SIZE_STATED_BEFORE: Pattern = LazyLock::new(|| {
