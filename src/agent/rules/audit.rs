@@ -82,6 +82,9 @@ pub struct Clause {
     /// *without a signed float plan*"): the act done without it breaks the rule, done with it
     /// keeps it. Empty when the rule names no such thing.
     pub precondition: HashSet<String>,
+    /// The words a prohibition forbids by quoting them ("Never use “sharp” in the package
+    /// name", "must not be marked 'final'"), lower case: a text that writes one breaks it.
+    pub forbidden_words: Vec<String>,
 }
 
 /// A lower or upper bound on a quantity ("at least three years", "within 30 days").
@@ -164,6 +167,9 @@ pub struct Part {
     /// Its only negation is a quantifier ("nothing is created", "no file"): an assurance of
     /// absence, which can meet a prohibition but says nothing against an obligation.
     pub quantifier_only: bool,
+    /// Terms of what a quantifier negation denies ("no backup is taken" → backup): against a
+    /// rule that requires that very thing it is a failure to act, not an assurance of absence.
+    pub quantified: HashSet<String>,
     /// Terms right after its negation ("not marked in the files" → mark, file).
     pub negated: HashSet<String>,
     /// Terms of what it says of any or every one of a kind ("to any account the agent names"
@@ -192,6 +198,12 @@ static REQUIRED_PATH: Pattern = LazyLock::new(|| {
     )
 });
 static LABELLED: Pattern = LazyLock::new(|| regex(r"(?i)\b(mode|umask|port)\s+([0-9]{2,5})\b"));
+/// A field set to a one-word value, as control files and settings write it ("Architecture:
+/// all", "Priority: optional", "PermitRootLogin: no"): a capitalised name, a colon and one
+/// word that ends at a quote or a punctuation mark ("Note: if the …" sets nothing).
+static FIELD: Pattern = LazyLock::new(|| {
+    regex(r#"\b([A-Z][A-Za-z-]{2,}):[ \t]+([A-Za-z0-9][\w.+-]*?)(?:["”'’),;]|\.?\s*$|\.\s)"#)
+});
 /// The word after a number that names what is counted ("14 characters", "3 attempts"), when
 /// it is no unit of time, money or per cent (see `measure`).
 const COUNTED: &str = r"[a-z]{3,}\b";
@@ -610,6 +622,16 @@ fn governed_act(governed: &str) -> HashSet<String> {
     {
         act_at(&mut out, first);
     }
+    // "be given the ability to opt out", "provide the option to back up": what the capability
+    // is for is the act the rule requires as well.
+    for i in 0..words.len().saturating_sub(2) {
+        if lexicon::CAPABILITY_NOUNS.contains(&words[i].as_str())
+            && words[i + 1] == "to"
+            && verb_like(&words[i + 2])
+        {
+            act_at(&mut out, i + 2);
+        }
+    }
     out
 }
 
@@ -627,6 +649,11 @@ pub fn terms(text_: &str) -> HashSet<String> {
             out.insert(c.to_owned());
         }
         out.insert(s);
+        // A compound is written with or without its hyphen ("back-up" and "backup", "e-mail"
+        // and "email"): the solid spelling stands for it too.
+        if t.contains('-') {
+            out.insert(text::stem(&t.replace('-', "")));
+        }
     }
     // Giving is read on the words in order: "provided" that opens a condition gives nothing.
     let words: Vec<String> = text_
@@ -1218,9 +1245,17 @@ pub fn clause(sentence: &str) -> Option<Clause> {
     {
         return None;
     }
-    const OBLIGE: [&str; 18] = [
+    const OBLIGE: [&str; 24] = [
         " provided that ",
         " must ",
+        // A rule may end on its deontic adjective, like a passive prohibition: "Wearing a life
+        // jacket is mandatory on the pontoons".
+        " is mandatory ",
+        " are mandatory ",
+        " is compulsory ",
+        " are compulsory ",
+        " is obligatory ",
+        " are obligatory ",
         " shall ",
         " should ",
         " is required to ",
@@ -1325,16 +1360,28 @@ pub fn clause(sentence: &str) -> Option<Clause> {
     let measure_only = word == STATED_MEASURE;
     let stated = word == STATED || measure_only;
     let after = first_clause(&l[(at + len).min(l.len())..]);
-    // "Shared accounts are not permitted.", "Smoking is prohibited on site": a passive
-    // prohibition governs its subject, which comes before it, with what follows it.
+    // "Shared accounts are not permitted.", "Smoking is prohibited on site", "Wearing a life
+    // jacket is mandatory": a rule worded as a passive or an adjective governs its subject,
+    // which comes before it, with what follows it.
     let passive = {
         let w = word.trim();
         (w.starts_with("is ") || w.starts_with("are "))
-            && ["permitted", "allowed", "prohibited", "forbidden"]
-                .iter()
-                .any(|e| w.ends_with(e))
+            && [
+                "permitted",
+                "allowed",
+                "prohibited",
+                "forbidden",
+                "mandatory",
+                "compulsory",
+                "obligatory",
+            ]
+            .iter()
+            .any(|e| w.ends_with(e))
     };
-    let governed = if deontic == Deontic::Prohibition && passive {
+    let obliging = ["mandatory", "compulsory", "obligatory"]
+        .iter()
+        .any(|e| word.trim().ends_with(e));
+    let governed = if (deontic == Deontic::Prohibition || obliging) && passive {
         format!(" {} {after}", l[..at].trim())
     } else {
         format!(" {after}")
@@ -1483,7 +1530,39 @@ pub fn clause(sentence: &str) -> Option<Clause> {
         } else {
             HashSet::new()
         },
+        forbidden_words: if deontic == Deontic::Prohibition && positive {
+            quoted_words(sentence)
+        } else {
+            Vec::new()
+        },
     })
+}
+
+/// Most words a quoted word or phrase a rule forbids may have ([`Clause::forbidden_words`]):
+/// longer quoted material is an example or a citation, not a word to avoid.
+const QUOTED_WORDS: usize = 3;
+
+/// The short quoted words of a sentence ([`QUOTED`], at most [`QUOTED_WORDS`] words of
+/// letters, digits and hyphens), lower case, without their quotes.
+fn quoted_words(sentence: &str) -> Vec<String> {
+    let Some(re) = QUOTED.as_ref() else {
+        return Vec::new();
+    };
+    re.find_iter(sentence)
+        .map(|m| {
+            m.as_str()
+                .trim_matches(|c: char| matches!(c, '"' | '“' | '”'))
+                .trim()
+                .to_lowercase()
+        })
+        .filter(|q| {
+            let words = q.split_whitespace().count();
+            (1..=QUOTED_WORDS).contains(&words)
+                && q.chars()
+                    .all(|c| c.is_alphanumeric() || c == '-' || c == ' ')
+                && q.chars().filter(|c| c.is_alphabetic()).count() >= 2
+        })
+        .collect()
 }
 
 /// Most words read after "without" as what is done without.
@@ -1643,19 +1722,20 @@ fn trim_path(p: &str) -> String {
 }
 
 fn labelled(text_: &str) -> Vec<(String, String)> {
-    LABELLED
-        .as_ref()
-        .map(|re| {
+    [&LABELLED, &FIELD]
+        .into_iter()
+        .filter_map(|p| p.as_ref())
+        .flat_map(|re| {
             re.captures_iter(text_)
                 .filter_map(|c| {
                     Some((
                         c.get(1)?.as_str().to_lowercase(),
-                        c.get(2)?.as_str().to_owned(),
+                        c.get(2)?.as_str().to_lowercase(),
                     ))
                 })
-                .collect()
+                .collect::<Vec<_>>()
         })
-        .unwrap_or_default()
+        .collect()
 }
 
 fn measure(currency: Option<&str>, n: f64, unit: Option<&str>) -> Option<(f64, Dimension)> {
@@ -2032,10 +2112,15 @@ pub fn statement(sentence: &str) -> Statement {
     }
     for p in pieces {
         let padded = format!(" {} ", p.trim());
+        // "no way to opt out" denies an act as "cannot opt out" does (a capability noun and
+        // its infinitive, `lexicon::CAPABILITY_NOUNS`).
         let verbal = NEGATIONS
             .iter()
             .filter(|n| !matches!(n.as_str(), " nothing " | " none " | " nobody " | " no "))
-            .any(|n| padded.contains(n.as_str()));
+            .any(|n| padded.contains(n.as_str()))
+            || lexicon::CAPABILITY_NOUNS
+                .iter()
+                .any(|c| padded.contains(&format!(" no {c} to ")));
         let negated = NEGATIONS
             .iter()
             .filter_map(|n| padded.find(n.as_str()).map(|i| i + n.len()))
@@ -2056,6 +2141,7 @@ pub fn statement(sentence: &str) -> Statement {
             terms: terms(&padded),
             positive: positive(&main_clause(&padded)),
             quantifier_only: has_negation(&padded) && !verbal,
+            quantified: quantified(&padded),
             negated,
         });
     }
@@ -2087,6 +2173,22 @@ pub fn statement(sentence: &str) -> Statement {
             )
             .collect(),
     }
+}
+
+/// Terms of the words a " no " quantifies in a padded lower-case text, up to two before an
+/// auxiliary ("no backup is taken" → backup; "no personal data is kept" → personal, data).
+fn quantified(padded: &str) -> HashSet<String> {
+    let mut out = HashSet::new();
+    for (i, _) in padded.match_indices(" no ") {
+        for w in padded[i + 4..]
+            .split_whitespace()
+            .take(2)
+            .take_while(|w| !lexicon::AUXILIARIES.contains(w))
+        {
+            out.extend(terms(w));
+        }
+    }
+    out
 }
 
 /// Whether a statement grants something rather than requires or forbids it: "may", "can",
@@ -2180,6 +2282,25 @@ pub fn check(statement: &Statement, clause: &Clause, similarity: f32) -> Option<
             }
         }
         return None;
+    }
+    // A word the rule forbids by quoting it, written in the text ("libfoo-sharp1.2" against
+    // "Never use “sharp” in the package name"), about what the rule governs.
+    if !clause.forbidden_words.is_empty() && shared(&statement.terms, &clause.scope) >= 1 {
+        // Written in a part that affirms it ("we never name a taxi “ferry”" keeps the rule).
+        let written = |w: &String| {
+            statement
+                .parts
+                .iter()
+                .any(|p| p.positive && p.text.contains(w.as_str()))
+        };
+        if let Some(w) = clause.forbidden_words.iter().find(|w| written(w)) {
+            return Some(Conflict {
+                rule: AuditRule::ProhibitionBreached,
+                severity,
+                summary: format!("The text uses “{w}”, which the clause forbids"),
+                suggestion: format!("Do without “{w}”, as the clause requires."),
+            });
+        }
     }
     // A required location the statement's paths all miss.
     if !clause.required_paths.is_empty() && !statement.paths.is_empty() && topical {
@@ -2419,12 +2540,15 @@ pub fn check(statement: &Statement, clause: &Clause, similarity: f32) -> Option<
         return None;
     }
     // Against an obligation, the negated words must be about what the clause requires, and
-    // an assurance of absence ("nothing is created …") is not a failure to act.
+    // an assurance of absence ("nothing is created …") is not a failure to act, unless what
+    // it says there is none of is what the clause requires ("no backup is taken" against
+    // "must provide the ability to back up").
     if clause.positive
         && clause.deontic == Deontic::Obligation
         && !part_positive
         && !part.1.positive
-        && (part.1.quantifier_only || shared(&part.1.negated, &clause.scope) == 0)
+        && ((part.1.quantifier_only && shared(&part.1.quantified, &clause.act) == 0)
+            || shared(&part.1.negated, &clause.scope) == 0)
     {
         return None;
     }
@@ -3065,6 +3189,102 @@ mod tests {
     }
 
     #[test]
+    fn denying_a_capability_or_the_thing_a_rule_requires_breaks_it() {
+        // "no way to" denies an act as "cannot" does.
+        let rule = "Berth holders must be given the option to decline the winter haul-out.";
+        assert_eq!(
+            conflict(
+                "The boatyard hauls every boat out in winter and gives berth holders no way to decline.",
+                rule
+            ),
+            Some(AuditRule::ObligationNotMet)
+        );
+        assert_eq!(
+            conflict(
+                "Berth holders may decline the winter haul-out on the booking form.",
+                rule
+            ),
+            None
+        );
+        // "no inspection is made" fails a rule that requires the inspection (spelled with or
+        // without its hyphen), …
+        let rule =
+            "The crane operator must provide the ability to re-inspect the slings before lifting.";
+        assert_eq!(
+            conflict("No reinspection of the slings is made before a lift.", rule),
+            Some(AuditRule::ObligationNotMet)
+        );
+        // … while an assurance of absence of something else is no failure.
+        assert_eq!(
+            conflict(
+                "No boat is lifted before the slings are re-inspected by the crane operator.",
+                rule
+            ),
+            None
+        );
+    }
+
+    #[test]
+    fn a_rule_ending_on_its_deontic_adjective_governs_its_subject() {
+        let rule = "On the pontoons, wearing a life jacket is mandatory for every visitor.";
+        let c = clause(rule).expect("a rule");
+        assert_eq!(c.deontic, Deontic::Obligation);
+        assert!(c.positive);
+        assert_eq!(
+            conflict("Visitors do not wear life jackets on the pontoons.", rule),
+            Some(AuditRule::ObligationNotMet)
+        );
+        assert_eq!(
+            conflict("Every visitor wears a life jacket on the pontoons.", rule),
+            None
+        );
+    }
+
+    #[test]
+    fn a_word_a_rule_forbids_by_quoting_it_breaks_it_where_it_is_written() {
+        let rule = "Never use “ferry” in the name of a private water taxi, as it suggests a public service.";
+        assert_eq!(
+            conflict("Our water taxi is named Harbour-Ferry-2.", rule),
+            Some(AuditRule::ProhibitionBreached)
+        );
+        assert_eq!(
+            conflict("Our water taxi is named Harbour Hopper.", rule),
+            None
+        );
+        assert_eq!(
+            conflict("We never put ferry in the name of our water taxi.", rule),
+            None
+        );
+        // A quoted example in an obligation forbids nothing.
+        assert!(
+            clause("Each taxi must display the word “TAXI” on its bow.")
+                .is_some_and(|c| c.forbidden_words.is_empty())
+        );
+    }
+
+    #[test]
+    fn a_field_set_to_another_value_than_a_rule_requires_breaks_it() {
+        let rule =
+            "For boats kept ashore over winter, “Cradle: steel” must be set on the berth card.";
+        assert_eq!(
+            conflict(
+                "Boats kept ashore over winter have a berth card with Cradle: timber.",
+                rule
+            ),
+            Some(AuditRule::WrongValue)
+        );
+        assert_eq!(
+            conflict(
+                "Boats kept ashore over winter have a berth card with Cradle: steel.",
+                rule
+            ),
+            None
+        );
+        // A label opening a sentence sets nothing.
+        assert!(labelled("Note: if the cradle is steel, check the welds.").is_empty());
+    }
+
+    #[test]
     fn out_of_range_and_wrong_values() {
         let rule = "b) accompany it with a written offer, valid for at least three years, to give any third party the source code.";
         assert_eq!(
@@ -3683,6 +3903,7 @@ mod tests {
             &PATH,
             &REQUIRED_PATH,
             &LABELLED,
+            &FIELD,
             &BOUND,
             &TIME_TO,
             &LEAD_TIME,

@@ -315,8 +315,12 @@ pub const NEGATED_BOUNDS: [&str; 8] = [
 
 /// Nouns a text uses for itself or one of its parts when it says what it is about ("This
 /// manual explains …", "This chapter sets out …"). See `text::describes_itself`.
-pub const SELF_NOUNS: [&str; 15] = [
+pub const SELF_NOUNS: [&str; 19] = [
     "document",
+    "guidelines",
+    "draft",
+    "proposal",
+    "specification",
     "manual",
     "policy",
     "guide",
@@ -332,6 +336,19 @@ pub const SELF_NOUNS: [&str; 15] = [
     "annex",
     "note",
 ];
+
+/// Whether a word is one of [`SELF_NOUNS`], in either number ("policies", "manuals").
+pub fn is_self_noun(word: &str) -> bool {
+    let w = word.to_lowercase();
+    let w = w.trim_matches(|c: char| !c.is_alphanumeric());
+    let singular = w
+        .strip_suffix("ies")
+        .map(|s| format!("{s}y"))
+        .or_else(|| w.strip_suffix('s').map(str::to_owned));
+    SELF_NOUNS
+        .iter()
+        .any(|n| *n == w || singular.as_deref() == Some(*n))
+}
 
 /// Verbs by which a text says what it is about rather than what it rules ("This guide
 /// describes how …"). Not "provides", "requires" or "applies": "This policy provides that …",
@@ -445,6 +462,21 @@ pub const NOT_VERBS: [&str; 40] = [
 /// Nouns that count persons whoever they are ("how many people …"): any count of persons
 /// answers them, whatever noun the text counts them by ("five members", "three trustees").
 pub const ANYONE: [&str; 4] = ["people", "persons", "individuals", "staff"];
+
+/// Nouns that name a capability given to someone, read with the infinitive after them ("the
+/// ability to opt out", "no way to object", "the option to decline", "the right to appeal"): a
+/// rule that requires the capability requires that act, and a text that gives "no way to" do
+/// it denies it.
+pub const CAPABILITY_NOUNS: [&str; 8] = [
+    "ability",
+    "way",
+    "option",
+    "means",
+    "possibility",
+    "opportunity",
+    "chance",
+    "right",
+];
 
 /// Words for how many there are of something the sentence names ("their *number* at a minimum
 /// of three", "a *total* of 12 seats").
