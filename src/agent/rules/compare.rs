@@ -563,9 +563,10 @@ pub fn title_head(name: &str) -> Option<String> {
 
 /// The text without the runs of words that spell a compared document's name out in lower case
 /// ("the master services agreement": every word a word of the name, the last its head noun,
-/// see [`title_head`]); `docs` holds each document's name stems and head. "Compare the notice
-/// periods in the master services agreement and the data processing addendum" asks about
-/// notice periods, not about "data" or "processing".
+/// see [`title_head`], or a noun a text uses for itself, `lexicon::SELF_NOUNS`: "the database
+/// application guidelines"); `docs` holds each document's name stems and head. "Compare the
+/// notice periods in the master services agreement and the data processing addendum" asks
+/// about notice periods, not about "data" or "processing".
 pub fn without_spelled_names(text: &str, docs: &[(HashSet<String>, String)]) -> String {
     let words: Vec<&str> = text.split_whitespace().collect();
     let mut drop = vec![false; words.len()];
@@ -575,7 +576,7 @@ pub fn without_spelled_names(text: &str, docs: &[(HashSet<String>, String)]) -> 
             !s.is_empty() && s.iter().all(|t| name.contains(t))
         };
         for end in 0..words.len() {
-            if !stems(words[end]).contains(head) {
+            if !stems(words[end]).contains(head) && !lexicon::is_self_noun(words[end]) {
                 continue;
             }
             let mut start = end;
@@ -634,6 +635,14 @@ mod tests {
         assert_eq!(
             without_spelled_names("What does each say about crew welfare?", &docs),
             "What does each say about crew welfare?"
+        );
+        // … and so is a run that ends in a noun a text uses for itself.
+        assert_eq!(
+            without_spelled_names(
+                "How do the towage guidelines and the crew welfare charter treat night shifts?",
+                &docs
+            ),
+            "How do the and the treat night shifts?"
         );
     }
 

@@ -891,6 +891,7 @@ mod tests {
             "The purpose of this policy is to keep the slipway safe.",
             "This is the manual followed by the harbour committee.",
             "- This part of the bylaws explains how fees are set.",
+            "This draft describes a set of practices for the boatyard's crane operators.",
         ] {
             assert!(super::describes_itself(meta), "{meta}");
         }
