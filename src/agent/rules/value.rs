@@ -469,37 +469,45 @@ fn kind_of(ask: &str) -> Option<Kind> {
                 _ => None,
             }
         }
-        // "What (is|are) (the|a) [modifiers] NOUN": the head of the noun phrase — its last
-        // word before a function word ("for", "does", "of") ends it — names the value. Not
-        // "which": "which price applies" chooses among things, it does not ask for an amount.
-        "what" => {
-            let mut i = 0;
-            if matches!(word(i), "is" | "are" | "was" | "were") {
-                i += 1;
-            }
-            if matches!(word(i), "the" | "a" | "an") {
-                i += 1;
-            }
-            let words = &rest[i.min(rest.len())..];
-            // A word that a determiner follows is the verb, not the phrase's noun ("What phone
-            // number reaches the desk?"): a compound noun puts no article inside itself.
-            let verb = |k: usize| {
-                words
-                    .get(k + 1)
-                    .is_some_and(|n| matches!(n.as_str(), "the" | "a" | "an"))
-            };
-            let phrase = words.iter().enumerate().take_while(|(k, w)| {
-                (!content_terms(w).is_empty() || VALUE_NOUNS.iter().any(|(n, _)| n == *w))
-                    && !verb(*k)
-            });
-            let (_, head) = phrase.last()?;
-            VALUE_NOUNS.iter().find(|(n, _)| n == head).map(|(_, k)| *k)
-        }
+        // "What (is|are) (the|a) [modifiers] NOUN": the head of the noun phrase names the
+        // value (see [`phrase_value`]).
+        "what" => phrase_value(&rest),
         // "In which months …", "Which weekday …": a choice among the calendar's names is
         // answered by a date or a month.
         "which" if CALENDAR_NOUNS.contains(&word(0)) => Some(Kind::Date),
+        // "Which Java version must …", "Which date …": a version or a date is named by its
+        // value, so choosing which one asks for it. Any other "which" chooses among things and
+        // does not ask for a value: "which price applies" is answered by naming the price.
+        "which" => phrase_value(&rest).filter(|k| matches!(k, Kind::Version | Kind::Date)),
         _ => None,
     }
+}
+
+/// The kind of value the noun phrase at the start of `rest` (the words after "what" or
+/// "which") names by its head — its last word before a function word ("for", "does", "of")
+/// ends it — looked up in [`VALUE_NOUNS`]; "is"/"are" and an article before it are skipped.
+fn phrase_value(rest: &[String]) -> Option<Kind> {
+    let word = |i: usize| rest.get(i).map_or("", String::as_str);
+    let mut i = 0;
+    if matches!(word(i), "is" | "are" | "was" | "were") {
+        i += 1;
+    }
+    if matches!(word(i), "the" | "a" | "an") {
+        i += 1;
+    }
+    let words = &rest[i.min(rest.len())..];
+    // A word that a determiner follows is the verb, not the phrase's noun ("What phone number
+    // reaches the desk?"): a compound noun puts no article inside itself.
+    let verb = |k: usize| {
+        words
+            .get(k + 1)
+            .is_some_and(|n| matches!(n.as_str(), "the" | "a" | "an"))
+    };
+    let phrase = words.iter().enumerate().take_while(|(k, w)| {
+        (!content_terms(w).is_empty() || VALUE_NOUNS.iter().any(|(n, _)| n == *w)) && !verb(*k)
+    });
+    let (_, head) = phrase.last()?;
+    VALUE_NOUNS.iter().find(|(n, _)| n == head).map(|(_, k)| *k)
 }
 
 /// Nouns of the calendar that "which" chooses among ("In which months …").
@@ -1416,6 +1424,22 @@ mod tests {
         assert_eq!(
             kinds("What is the oldest supported firmware version?"),
             (vec![Kind::Version], 0)
+        );
+    }
+
+    #[test]
+    fn which_version_or_date_asks_for_it_and_which_price_chooses() {
+        assert_eq!(
+            kinds("Which firmware version must the harbour radios run?"),
+            (vec![Kind::Version], 0)
+        );
+        assert_eq!(
+            kinds("Which date must berth fees be paid by?"),
+            (vec![Kind::Date], 0)
+        );
+        assert_eq!(
+            kinds("Which fee applies to late winter storage?"),
+            (vec![], 1)
         );
     }
 
