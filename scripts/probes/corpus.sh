@@ -41,8 +41,9 @@
 # process, vendoring policy (Typst) and issue triage guide (pandoc, LibreOffice); probe 36
 # Pillow's versioning and deprecation pages (LaTeX); probes 37 and 38 scikit-image's governance
 # (LaTeX in two columns), Code of Conduct manual, core developer guide, code of conduct (two
-# columns) and SKIP process. Needs enscript, ghostscript, groff, shared-mime-info, dpkg-dev's docs and
-# man-db's docs (the packages of a Debian 12 desktop), `apt-get download` of debian-faq,
+# columns) and SKIP process; probes 39 and 40 Debian's database application guidelines, CLI, Java
+# and Emacs policies and its brief history, as the Debian packages ship them.
+# Needs enscript, ghostscript, groff, shared-mime-info, dpkg-dev's docs and man-db's docs (the packages of a Debian 12 desktop), `apt-get download` of debian-faq,
 # harden-doc, debian-policy and doc-debian, and for probes 9 and 11 libreoffice-writer-nogui and the Python
 # packages python-docx and reportlab, and for probes 13 and 14 weasyprint and fpdf2.
 #   bash scripts/probes/corpus.sh OUT
@@ -460,4 +461,29 @@ pandoc -f markdown "$w/conduct.md" -o "$out/probe38/skimage-code-of-conduct.pdf"
 python3 "$here/sphinx2rst.py" "$w/$s/skips/0-skip-process.rst" > "$w/skip0.rst"
 pandoc -f rst "$w/skip0.rst" -s -o "$w/skip0.html" 2>/dev/null
 python3 -c "import sys, weasyprint; weasyprint.HTML(sys.argv[1]).write_pdf(sys.argv[2])" "$w/skip0.html" "$out/probe38/skimage-skip-process.pdf"
+rm -rf "$w"
+
+# Probes 39 and 40: Debian's sub-policies and history as their packages ship them (Debian 12:
+# debian-history 2.28, dbconfig-common 2.0.24, cli-common 0.10+nmu1, java-policy 0.57,
+# emacsen-common 3.0.5). Probe 39: the packages' own PDFs — A Brief History of Debian
+# (DBLaTeX), the database application packaging guidelines and the CLI policy (pdfTeX).
+# Probe 40 (written after probe 39's fixes, scored with the stop's start build first): the Java
+# policy's HTML chapters printed by wkhtmltopdf, the Emacs policy's plain text by LibreOffice
+# Writer, and the CLI policy again.
+mkdir -p "$out/probe39" "$out/probe40"
+w=$(mktemp -d)
+for p in debian-history dbconfig-common cli-common java-policy emacsen-common; do
+  deb_unpack "$w" "$p" "$w/$p"
+done
+d=usr/share/doc
+cp "$w/debian-history/$d/debian-history/docs/project-history.en.pdf" "$out/probe39/debian-history.pdf"
+gunzip -c "$w/dbconfig-common/$d/dbconfig-common/dbapp-policy.pdf.gz" > "$out/probe39/dbapp-policy.pdf"
+gunzip -c "$w/cli-common/$d/cli-common/cli-policy.pdf.gz" > "$out/probe39/cli-policy.pdf"
+cp "$out/probe39/cli-policy.pdf" "$out/probe40/"
+j="$w/java-policy/$d/java-policy/debian-java-policy"
+cat "$j/index.html" "$j/ch01.html" "$j/ch02.html" "$j/ch03.html" "$j/ch04.html" > "$w/java.html"
+xvfb-run -a wkhtmltopdf -q "$w/java.html" "$out/probe40/debian-java-policy.pdf" 2>/dev/null || true
+gunzip -c "$w/emacsen-common/$d/emacsen-common/debian-emacs-policy.gz" > "$w/debian-emacs-policy.txt"
+(cd "$w" && soffice --headless --convert-to pdf debian-emacs-policy.txt > /dev/null 2>&1)
+cp "$w/debian-emacs-policy.pdf" "$out/probe40/"
 rm -rf "$w"
