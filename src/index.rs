@@ -1,7 +1,8 @@
-//! The LanceDB chunk index: one `chunks` table, vector + BM25 full-text search, fused.
+//! The LanceDB chunk index: one `chunks` table, vector + BM25 full-text search (over each
+//! passage's text and heading path), fused.
 //!
 //! Owns: the table schema, writing and deleting a document's chunks, keeping the full-text
-//! index current, and hybrid search. Every read takes a [`Scope`] (profile + the documents the
+//! indices current, and hybrid search. Every read takes a [`Scope`] (profile + the documents the
 //! caller may see) and turns it into a filter, so no query can cross profiles; ids in filters
 //! are checked to be UUIDs, user text never reaches a filter string. Vector searches are exact,
 //! over the searched profile's vectors held in memory (`resident`) and read again after every
@@ -809,7 +810,7 @@ impl ChunkIndex {
                 vec!["text".to_owned(), "heading".to_owned()],
             )
             .and_then(|m| m.try_with_boosts(vec![1.0, HEADING_WEIGHT]))
-            .map_err(|e| IndexError::Schema(format!("full-text query: {e}")))?;
+            .map_err(lancedb::Error::from)?;
             FullTextSearchQuery::new_query(multi.into())
         } else {
             FullTextSearchQuery::new(words)

@@ -1248,8 +1248,8 @@ pub fn clause(sentence: &str) -> Option<Clause> {
     const OBLIGE: [&str; 24] = [
         " provided that ",
         " must ",
-        // A rule may end on its deontic adjective, like a passive prohibition: "Wearing a life
-        // jacket is mandatory on the pontoons".
+        // A rule may end on its deontic adjective (`OBLIGING_ADJECTIVES`), like a passive
+        // prohibition: "Wearing a life jacket is mandatory on the pontoons".
         " is mandatory ",
         " are mandatory ",
         " is compulsory ",
@@ -1363,24 +1363,15 @@ pub fn clause(sentence: &str) -> Option<Clause> {
     // "Shared accounts are not permitted.", "Smoking is prohibited on site", "Wearing a life
     // jacket is mandatory": a rule worded as a passive or an adjective governs its subject,
     // which comes before it, with what follows it.
+    let obliging = OBLIGING_ADJECTIVES.iter().any(|e| word.trim().ends_with(e));
     let passive = {
         let w = word.trim();
         (w.starts_with("is ") || w.starts_with("are "))
-            && [
-                "permitted",
-                "allowed",
-                "prohibited",
-                "forbidden",
-                "mandatory",
-                "compulsory",
-                "obligatory",
-            ]
-            .iter()
-            .any(|e| w.ends_with(e))
+            && (obliging
+                || ["permitted", "allowed", "prohibited", "forbidden"]
+                    .iter()
+                    .any(|e| w.ends_with(e)))
     };
-    let obliging = ["mandatory", "compulsory", "obligatory"]
-        .iter()
-        .any(|e| word.trim().ends_with(e));
     let governed = if (deontic == Deontic::Prohibition || obliging) && passive {
         format!(" {} {after}", l[..at].trim())
     } else {
@@ -1537,6 +1528,11 @@ pub fn clause(sentence: &str) -> Option<Clause> {
         },
     })
 }
+
+/// Adjectives by which a rule that ends on them obliges ("… is mandatory"): such a rule
+/// governs its subject, which comes before them (see [`clause`]; `OBLIGE` holds them after
+/// "is" and "are").
+const OBLIGING_ADJECTIVES: [&str; 3] = ["mandatory", "compulsory", "obligatory"];
 
 /// Most words a quoted word or phrase a rule forbids may have ([`Clause::forbidden_words`]):
 /// longer quoted material is an example or a citation, not a word to avoid.
