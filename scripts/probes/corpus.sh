@@ -41,8 +41,8 @@
 # process, vendoring policy (Typst) and issue triage guide (pandoc, LibreOffice); probe 36
 # Pillow's versioning and deprecation pages (LaTeX); probes 37 and 38 scikit-image's governance
 # (LaTeX in two columns), Code of Conduct manual, core developer guide, code of conduct (two
-# columns) and SKIP process; probes 39 and 40 Debian's database application guidelines, CLI, Java
-# and Emacs policies and its brief history, as the Debian packages ship them.
+# columns) and SKIP process; probes 39 to 41 Debian's database application guidelines and dbconfig-common manual,
+# its CLI, Java, Emacs and OCaml policies and its brief history, as the Debian packages ship them.
 # Needs enscript, ghostscript, groff, shared-mime-info, dpkg-dev's docs and man-db's docs (the packages of a Debian 12 desktop), `apt-get download` of debian-faq,
 # harden-doc, debian-policy and doc-debian, and for probes 9 and 11 libreoffice-writer-nogui and the Python
 # packages python-docx and reportlab, and for probes 13 and 14 weasyprint and fpdf2.
@@ -463,16 +463,18 @@ pandoc -f rst "$w/skip0.rst" -s -o "$w/skip0.html" 2>/dev/null
 python3 -c "import sys, weasyprint; weasyprint.HTML(sys.argv[1]).write_pdf(sys.argv[2])" "$w/skip0.html" "$out/probe38/skimage-skip-process.pdf"
 rm -rf "$w"
 
-# Probes 39 and 40: Debian's sub-policies and history as their packages ship them (Debian 12:
-# debian-history 2.28, dbconfig-common 2.0.24, cli-common 0.10+nmu1, java-policy 0.57,
-# emacsen-common 3.0.5). Probe 39: the packages' own PDFs — A Brief History of Debian
+# Probes 39, 40 and 41: Debian's sub-policies and history as their packages ship them (Debian
+# 12: debian-history 2.28, dbconfig-common 2.0.24, cli-common 0.10+nmu1, java-policy 0.57,
+# emacsen-common 3.0.5, dh-ocaml 1.1.3). Probe 39: the packages' own PDFs — A Brief History of Debian
 # (DBLaTeX), the database application packaging guidelines and the CLI policy (pdfTeX).
 # Probe 40 (written after probe 39's fixes, scored with the stop's start build first): the Java
 # policy's HTML chapters printed by wkhtmltopdf, the Emacs policy's plain text by LibreOffice
-# Writer, and the CLI policy again.
-mkdir -p "$out/probe39" "$out/probe40"
+# Writer, and the CLI policy again. Probe 41 (written after every fix of the stop, scored
+# only): dbconfig-common's manual (its own PDF) and the OCaml packaging policy's HTML printed
+# by WeasyPrint.
+mkdir -p "$out/probe39" "$out/probe40" "$out/probe41"
 w=$(mktemp -d)
-for p in debian-history dbconfig-common cli-common java-policy emacsen-common; do
+for p in debian-history dbconfig-common cli-common java-policy emacsen-common dh-ocaml; do
   deb_unpack "$w" "$p" "$w/$p"
 done
 d=usr/share/doc
@@ -486,4 +488,7 @@ xvfb-run -a wkhtmltopdf -q "$w/java.html" "$out/probe40/debian-java-policy.pdf" 
 gunzip -c "$w/emacsen-common/$d/emacsen-common/debian-emacs-policy.gz" > "$w/debian-emacs-policy.txt"
 (cd "$w" && soffice --headless --convert-to pdf debian-emacs-policy.txt > /dev/null 2>&1)
 cp "$w/debian-emacs-policy.pdf" "$out/probe40/"
+gunzip -c "$w/dbconfig-common/$d/dbconfig-common/dbconfig-common.pdf.gz" > "$out/probe41/dbconfig-common.pdf"
+python3 -c "import sys, weasyprint; weasyprint.HTML(sys.argv[1]).write_pdf(sys.argv[2])" \
+  "$w/dh-ocaml/$d/dh-ocaml/ocaml_packaging_policy.html" "$out/probe41/ocaml-packaging-policy.pdf"
 rm -rf "$w"

@@ -617,13 +617,32 @@ impl Agent<'_> {
                     .map(|c| c.clause.act.iter().any(|a| own_acts[si].contains(a)))
                     .collect();
                 let governs = audit::governing(&sims, &permissions, &narrow, &acting);
+                let ruling: Vec<&audit::Clause> = candidates
+                    .iter()
+                    .enumerate()
+                    .filter(|(ci, c)| governs.get(*ci).copied().unwrap_or(false) && eligible(c))
+                    .map(|(_, c)| &c.clause)
+                    .collect();
+                // A location one governing rule allows: the others' locations are not held
+                // against the statement (`audit::location_met`).
+                let located = audit::location_met(s, &ruling);
                 let mut mine = Vec::new();
                 for (ci, c) in candidates.iter().enumerate() {
                     let sim = sims.get(ci).copied().unwrap_or(0.0);
                     if !governs.get(ci).copied().unwrap_or(false) || !eligible(c) {
                         continue;
                     }
-                    match audit::check(s, &c.clause, sim) {
+                    let without_location;
+                    let clause = if located && !c.clause.required_paths.is_empty() {
+                        without_location = audit::Clause {
+                            required_paths: Vec::new(),
+                            ..c.clause.clone()
+                        };
+                        &without_location
+                    } else {
+                        &c.clause
+                    };
+                    match audit::check(s, clause, sim) {
                         Some(conflict)
                             if conflict.rule == AuditRule::OutOfRange
                                 && sim < governing(&audit::measured_alike(s, &c.clause), c) => {}

@@ -2187,6 +2187,24 @@ fn quantified(padded: &str) -> HashSet<String> {
     out
 }
 
+/// Whether a location one of the governing `clauses` requires holds every path of the
+/// statement ("installed in /usr/lib/ocaml/harbour-tide" under "Libraries should be installed
+/// in /usr/lib/ocaml/ or in a subdirectory"): rules that require other locations are then its
+/// exceptions or other cases ("shared libraries (dll*.so) should be installed in
+/// /usr/lib/ocaml/stublibs"), and the statement is not held to them.
+pub fn location_met(statement: &Statement, clauses: &[&Clause]) -> bool {
+    !statement.paths.is_empty()
+        && clauses.iter().any(|c| {
+            c.deontic == Deontic::Obligation
+                && c.positive
+                && !c.required_paths.is_empty()
+                && statement
+                    .paths
+                    .iter()
+                    .all(|p| c.required_paths.iter().any(|r| path_within(p, r)))
+        })
+}
+
 /// Whether a statement grants something rather than requires or forbids it: "may", "can",
 /// "is acceptable", "is allowed" (see `lexicon::PERMISSIVE`).
 pub fn permits(sentence: &str) -> bool {
@@ -3256,6 +3274,25 @@ mod tests {
             clause("Each taxi must display the word “TAXI” on its bow.")
                 .is_some_and(|c| c.forbidden_words.is_empty())
         );
+    }
+
+    #[test]
+    fn a_location_the_general_rule_allows_is_not_held_to_its_exceptions() {
+        let general = clause("Boats should be stored in /yard/winter or in a subdirectory of it.")
+            .expect("a rule");
+        let exception = clause(
+            "The only exception is for racing dinghies (under 5 metres) which should be stored in /yard/winter/racks.",
+        )
+        .expect("a rule");
+        let kept = statement("Our boats are stored in /yard/winter/north.");
+        assert!(location_met(&kept, &[&general, &exception]));
+        assert_eq!(
+            check(&kept, &exception, 0.6).map(|c| c.rule),
+            Some(AuditRule::WrongValue),
+            "alone, the exception's location is not met"
+        );
+        let elsewhere = statement("Our boats are stored in /quay/east.");
+        assert!(!location_met(&elsewhere, &[&general, &exception]));
     }
 
     #[test]
