@@ -617,11 +617,17 @@ impl Agent<'_> {
                     .map(|c| c.clause.act.iter().any(|a| own_acts[si].contains(a)))
                     .collect();
                 let governs = audit::governing(&sims, &permissions, &narrow, &acting);
-                let ruling: Vec<&audit::Clause> = candidates
+                // The clauses that govern the statement and are eligible for it.
+                let ruled: Vec<bool> = candidates
                     .iter()
                     .enumerate()
-                    .filter(|(ci, c)| governs.get(*ci).copied().unwrap_or(false) && eligible(c))
-                    .map(|(_, c)| &c.clause)
+                    .map(|(ci, c)| governs.get(ci).copied().unwrap_or(false) && eligible(c))
+                    .collect();
+                let ruling: Vec<&audit::Clause> = candidates
+                    .iter()
+                    .zip(&ruled)
+                    .filter(|(_, r)| **r)
+                    .map(|(c, _)| &c.clause)
                     .collect();
                 // A location one governing rule allows: the others' locations are not held
                 // against the statement (`audit::location_met`).
@@ -629,7 +635,7 @@ impl Agent<'_> {
                 let mut mine = Vec::new();
                 for (ci, c) in candidates.iter().enumerate() {
                     let sim = sims.get(ci).copied().unwrap_or(0.0);
-                    if !governs.get(ci).copied().unwrap_or(false) || !eligible(c) {
+                    if !ruled[ci] {
                         continue;
                     }
                     let without_location;

@@ -164,7 +164,7 @@ pub struct Part {
     pub terms: HashSet<String>,
     /// It affirms (`true`) or negates what it says.
     pub positive: bool,
-    /// Its only negation is a quantifier ("nothing is created", "no file"): an assurance of
+    /// Its only negation is a quantifier ("nothing is stored on the quay", "no boat"): an assurance of
     /// absence, which can meet a prohibition but says nothing against an obligation.
     pub quantifier_only: bool,
     /// Terms of what a quantifier negation denies ("no backup is taken" → backup): against a
@@ -2554,7 +2554,7 @@ pub fn check(statement: &Statement, clause: &Clause, similarity: f32) -> Option<
         return None;
     }
     // Against an obligation, the negated words must be about what the clause requires, and
-    // an assurance of absence ("nothing is created …") is not a failure to act, unless what
+    // an assurance of absence ("nothing is stored on the quay") is not a failure to act, unless what
     // it says there is none of is what the clause requires ("no backup is taken" against
     // "must provide the ability to back up").
     if clause.positive

@@ -1026,12 +1026,11 @@ fn pick_from(
     content_only: bool,
 ) -> Vec<Picked> {
     let mut cands = candidates(evidence);
-    if content_only
-        && cands
-            .iter()
-            .any(|c| !super::text::describes_itself(&c.sentence.text))
-    {
-        cands.retain(|c| !super::text::describes_itself(&c.sentence.text));
+    if content_only {
+        let (own, other): (Vec<Candidate>, Vec<Candidate>) = cands
+            .into_iter()
+            .partition(|c| super::text::describes_itself(&c.sentence.text));
+        cands = if other.is_empty() { own } else { other };
     }
     if cands.is_empty() {
         return Vec::new();
