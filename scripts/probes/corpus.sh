@@ -42,7 +42,8 @@
 # Pillow's versioning and deprecation pages (LaTeX); probes 37 and 38 scikit-image's governance
 # (LaTeX in two columns), Code of Conduct manual, core developer guide, code of conduct (two
 # columns) and SKIP process; probes 39 to 41 Debian's database application guidelines and dbconfig-common manual,
-# its CLI, Java, Emacs and OCaml policies and its brief history, as the Debian packages ship them.
+# its CLI, Java, Emacs and OCaml policies and its brief history, as the Debian packages ship them;
+# probe 42 the Debian Python Policy (LibreOffice) and the debconf specification (pandoc's ms, groff).
 # Needs enscript, ghostscript, groff, shared-mime-info, dpkg-dev's docs and man-db's docs (the packages of a Debian 12 desktop), `apt-get download` of debian-faq,
 # harden-doc, debian-policy and doc-debian, and for probes 9 and 11 libreoffice-writer-nogui and the Python
 # packages python-docx and reportlab, and for probes 13 and 14 weasyprint and fpdf2.
@@ -491,4 +492,20 @@ cp "$w/debian-emacs-policy.pdf" "$out/probe40/"
 gunzip -c "$w/dbconfig-common/$d/dbconfig-common/dbconfig-common.pdf.gz" > "$out/probe41/dbconfig-common.pdf"
 python3 -c "import sys, weasyprint; weasyprint.HTML(sys.argv[1]).write_pdf(sys.argv[2])" \
   "$w/dh-ocaml/$d/dh-ocaml/ocaml_packaging_policy.html" "$out/probe41/ocaml-packaging-policy.pdf"
+rm -rf "$w"
+# Probe 42 (stop 46): the Debian Python Policy (python3-dev's HTML printed by LibreOffice
+# Writer/Web), the debconf configuration management specification (debian-policy's HTML
+# through pandoc's ms and groff, with tbl tables) and the CLI policy of probe 39.
+mkdir -p "$out/probe42"
+w=$(mktemp -d)
+for p in python3-dev debian-policy; do
+  deb_unpack "$w" "$p" "$w/$p"
+done
+cp "$w/python3-dev/usr/share/doc/python3/python-policy.html" "$w/"
+(cd "$w" && soffice --headless --convert-to pdf:writer_web_pdf_Export python-policy.html > /dev/null 2>&1)
+cp "$w/python-policy.pdf" "$out/probe42/"
+pandoc -f html -t ms -s "$w/debian-policy/usr/share/doc/debian-policy/debconf_specification.html" -o "$w/debconf.ms"
+groff -ms -t -Tps -k "$w/debconf.ms" > "$w/debconf.ps" 2>/dev/null
+ps2pdf "$w/debconf.ps" "$out/probe42/debconf-specification.pdf"
+cp "$out/probe39/cli-policy.pdf" "$out/probe42/"
 rm -rf "$w"

@@ -631,20 +631,33 @@ impl Agent<'_> {
                     .collect();
                 // A location one governing rule allows: the others' locations are not held
                 // against the statement (`audit::location_met`).
+                // So is a name one governing rule allows (`audit::name_met`).
                 let located = audit::location_met(s, &ruling);
+                let named = audit::name_met(s, &ruling);
                 let mut mine = Vec::new();
                 for (ci, c) in candidates.iter().enumerate() {
                     let sim = sims.get(ci).copied().unwrap_or(0.0);
                     if !ruled[ci] {
                         continue;
                     }
-                    let without_location;
-                    let clause = if located && !c.clause.required_paths.is_empty() {
-                        without_location = audit::Clause {
-                            required_paths: Vec::new(),
+                    let drop_location = located && !c.clause.required_paths.is_empty();
+                    let drop_name = named && !c.clause.required_names.is_empty();
+                    let held_to_less;
+                    let clause = if drop_location || drop_name {
+                        held_to_less = audit::Clause {
+                            required_paths: if drop_location {
+                                Vec::new()
+                            } else {
+                                c.clause.required_paths.clone()
+                            },
+                            required_names: if drop_name {
+                                Vec::new()
+                            } else {
+                                c.clause.required_names.clone()
+                            },
                             ..c.clause.clone()
                         };
-                        &without_location
+                        &held_to_less
                     } else {
                         &c.clause
                     };

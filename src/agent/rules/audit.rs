@@ -13,6 +13,7 @@ use std::collections::HashSet;
 use std::sync::LazyLock;
 
 use super::lexicon::{self, CURRENCIES, CURRENCY_WORDS, PERCENT, TIME_UNITS};
+use super::names;
 use super::{Pattern, regex};
 
 use super::text;
@@ -51,6 +52,9 @@ pub struct Clause {
     pub act: HashSet<String>,
     /// Locations the clause requires ("must be placed in /run").
     pub required_paths: Vec<String>,
+    /// Names the clause requires of what it governs ("must be named charts-foo-data",
+    /// "prefixed with mb-"; see [`names`]).
+    pub required_names: Vec<names::Template>,
     /// Labelled values the clause requires ("mode 755").
     pub values: Vec<(String, String)>,
     /// Numeric bounds the clause sets.
@@ -147,6 +151,8 @@ pub struct Statement {
     pub terms: HashSet<String>,
     /// Paths it names.
     pub paths: Vec<String>,
+    /// Names it gives things ("is named harbour-tide"; see [`names::given`]).
+    pub names: Vec<String>,
     /// Labelled values it names.
     pub values: Vec<(String, String)>,
     /// Quantities it names, as (text, value, dimension).
@@ -700,7 +706,9 @@ fn unquote(l: &str) -> String {
 }
 
 /// The first clause of a governed text: a subordinate clause ("; they are significant since
-/// … don't continue …") says why, not what is required.
+/// … don't continue …") says why, not what is required, and a clause after a comma with a
+/// modal of its own ("must not be left on the quay, they should be stowed …") is another
+/// rule, which this one's deontic does not govern.
 fn first_clause(governed: &str) -> &str {
     let cut = [
         "; ",
@@ -716,10 +724,22 @@ fn first_clause(governed: &str) -> &str {
     ]
     .iter()
     .filter_map(|c| governed.find(c))
+    .chain(
+        NEXT_RULE
+            .as_ref()
+            .and_then(|re| re.find(governed))
+            .map(|m| m.start()),
+    )
     .min()
     .unwrap_or(governed.len());
     &governed[..cut]
 }
+
+/// A comma, then up to three words and a modal: a clause with a deontic of its own (see
+/// [`first_clause`]).
+static NEXT_RULE: Pattern = LazyLock::new(|| {
+    regex(r"(?i),\s+(?:[a-z’'-]+\s+){0,3}(?:must|shall|should|may|will|can|cannot)\b")
+});
 
 /// Leading list markers ("3. ", "b) ", "(ii) ", "• ") are layout, not words.
 fn strip_marker(sentence: &str) -> &str {
@@ -1476,6 +1496,7 @@ pub fn clause(sentence: &str) -> Option<Clause> {
             HashSet::new()
         },
         required_paths,
+        required_names: names::required(sentence),
         values: labelled(sentence),
         // A recurrence a clause sets ("reviewed each quarter") is the longest interval allowed.
         bounds: loosest(
@@ -2158,6 +2179,7 @@ pub fn statement(sentence: &str) -> Statement {
         parts,
         terms: terms(sentence),
         paths,
+        names: names::given(sentence),
         values: labelled(sentence),
         thresholds: thresholds(sentence).into_iter().chain(exempt).collect(),
         quantities: quantities(sentence)
@@ -2205,6 +2227,24 @@ pub fn location_met(statement: &Statement, clauses: &[&Clause]) -> bool {
         })
 }
 
+/// Whether a name the statement gives fits a name `clause` requires.
+fn named_as_required(statement: &Statement, clause: &Clause) -> bool {
+    statement
+        .names
+        .iter()
+        .any(|n| clause.required_names.iter().any(|t| t.fits(n)))
+}
+
+/// Whether a name one of the governing `clauses` requires fits a name the statement gives
+/// ("named mb-17" under "A mooring buoy should be named mb-foo"): rules that require other
+/// names are then about other things ("a spare buoy should be named spare-foo"), and the
+/// statement is not held to them (as [`location_met`]).
+pub fn name_met(statement: &Statement, clauses: &[&Clause]) -> bool {
+    clauses
+        .iter()
+        .any(|c| c.deontic == Deontic::Obligation && c.positive && named_as_required(statement, c))
+}
+
 /// Whether a statement grants something rather than requires or forbids it: "may", "can",
 /// "is acceptable", "is allowed" (see `lexicon::PERMISSIVE`).
 pub fn permits(sentence: &str) -> bool {
@@ -2225,10 +2265,14 @@ pub fn permits(sentence: &str) -> bool {
 pub fn path_within(path: &str, required: &str) -> bool {
     let p: Vec<&str> = path.trim_end_matches('/').split('/').collect();
     let r: Vec<&str> = required.trim_end_matches('/').split('/').collect();
+    // A name broken at a line end after its hyphen loses the hyphen when the lines are joined
+    // ("…/tide-" + "gauges" → "tidegauges"), as a PDF viewer's text does: names that differ
+    // only by hyphens are one name.
+    let same = |a: &str, b: &str| a == b || (a.replace('-', "") == b.replace('-', ""));
     r.len() <= p.len()
         && r.iter()
             .zip(&p)
-            .all(|(a, b)| a == b || (a.starts_with('<') && a.ends_with('>')) || *a == "*")
+            .all(|(a, b)| same(a, b) || (a.starts_with('<') && a.ends_with('>')) || *a == "*")
 }
 
 /// Terms the statement shares with the clause (topic words only).
@@ -2315,6 +2359,31 @@ pub fn check(statement: &Statement, clause: &Clause, similarity: f32) -> Option<
                 suggestion: format!("Do without “{w}”, as the clause requires."),
             });
         }
+    }
+    // A required name none of the statement's names fits ("named buoy-17" against "prefixed
+    // with mb-").
+    if !clause.required_names.is_empty()
+        && !statement.names.is_empty()
+        && topical
+        && clause.positive
+        && clause.deontic == Deontic::Obligation
+        && !named_as_required(statement, clause)
+    {
+        let required: Vec<&str> = clause
+            .required_names
+            .iter()
+            .map(|t| t.written.as_str())
+            .collect();
+        return Some(Conflict {
+            rule: AuditRule::WrongValue,
+            severity,
+            summary: format!(
+                "The text names it {} where the clause requires {}",
+                statement.names.join(", "),
+                required.join(" or ")
+            ),
+            suggestion: format!("Name it as the clause requires: {}.", required.join(" or ")),
+        });
     }
     // A required location the statement's paths all miss.
     if !clause.required_paths.is_empty() && !statement.paths.is_empty() && topical {
@@ -3390,6 +3459,56 @@ mod tests {
     }
 
     #[test]
+    fn a_name_that_does_not_fit_the_required_one_breaks_the_rule() {
+        let rule = "Mooring buoys of the marina must have their buoy name prefixed with mb-.";
+        assert_eq!(
+            conflict("The new mooring buoy of the marina is named buoy-17.", rule),
+            Some(AuditRule::WrongValue)
+        );
+        assert_eq!(
+            conflict("The new mooring buoy of the marina is named mb-17.", rule),
+            None
+        );
+        // Of two rules, the one the name fits decides.
+        let general = clause("The buoy name of a mooring buoy should be named mb-foo.");
+        let other = clause("The buoy name of a spare buoy should be named spare-foo.");
+        let (Some(general), Some(other)) = (general, other) else {
+            panic!("both are rules");
+        };
+        let named = statement("The mooring buoy is named mb-17.");
+        assert!(name_met(&named, &[&general, &other]));
+        assert!(!name_met(
+            &statement("The mooring buoy is named buoy-17."),
+            &[&general, &other]
+        ));
+    }
+
+    #[test]
+    fn a_prohibition_does_not_govern_the_rule_after_its_comma() {
+        let rule = "Wet nets must not be left on the quay, they should be dried in the net shed \
+                    and removed before the winter storms.";
+        assert_eq!(
+            conflict(
+                "The nets are dried in the net shed and removed before the winter storms.",
+                rule
+            ),
+            None
+        );
+        assert!(conflict("Wet nets are left on the quay overnight.", rule).is_some());
+    }
+
+    #[test]
+    fn a_path_whose_hyphen_was_lost_at_a_line_end_is_the_same_path() {
+        // "…/tide-" + "gauges" joined as "tidegauges" by the page's text.
+        assert!(path_within(
+            "/srv/quay/tide-gauges/north",
+            "/srv/quay/tidegauges"
+        ));
+        assert!(path_within("/srv/quay/tidegauges", "/srv/quay/tide-gauges"));
+        assert!(!path_within("/srv/quay/tide", "/srv/quay/tidegauges"));
+    }
+
+    #[test]
     fn unrelated_statements_never_conflict() {
         let rule = "Redistributions in binary form must reproduce the above copyright notice.";
         assert_eq!(
@@ -3935,6 +4054,7 @@ mod tests {
         assert!(crate::agent::rules::all_compile(&[
             &PATH,
             &REQUIRED_PATH,
+            &NEXT_RULE,
             &LABELLED,
             &FIELD,
             &BOUND,

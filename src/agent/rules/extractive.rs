@@ -1044,10 +1044,29 @@ fn pick_from(
                 c.stems.insert(word.clone());
             }
         }
+    } else {
+        // Otherwise the degree word is the question's, not its subject's ("long" of "How long
+        // may a name be?"): a sentence that uses it in another sense ("long and short names")
+        // and holds no value the question asks for does not share it.
+        let degrees: Vec<String> = wanted
+            .degrees
+            .iter()
+            .map(|d| stem(d))
+            .filter(|d| terms.contains_key(d))
+            .collect();
+        for c in &mut cands {
+            if !degrees.is_empty() && !wanted.holds_a_value(&c.sentence.text) {
+                c.stems.retain(|t| !degrees.contains(t));
+            }
+        }
     }
-    let scores: Vec<f32> = signals(terms, evidence, &cands, &[])
+    let sigs = signals(terms, evidence, &cands, &[]);
+    let scores: Vec<f32> = sigs.iter().map(score).collect();
+    // A short sentence that gives the value asked for is the answer's shape ("The fee is
+    // 40 euros."), not a fragment: against the best sentence it is scored at full length.
+    let full_length: Vec<f32> = sigs
         .iter()
-        .map(score)
+        .map(|s| score(&Signals { short: 0.0, ..*s }))
         .collect();
     let mut scored: Vec<(f32, usize)> = scores.iter().copied().zip(0..).collect();
     scored.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
@@ -1129,8 +1148,8 @@ fn pick_from(
                     .iter()
                     .any(|t| terms.get(t).is_some_and(|&w| w >= 1.0) && !covered.contains(t))
         };
-        let gives = |i: usize, s: f32| {
-            s >= VALUE_SHARE * best
+        let gives = |i: usize, _: f32| {
+            full_length[i] >= VALUE_SHARE * best
                 && !chosen.contains(&i)
                 && wanted.answered_by(kind, &cands[i].with_header())
         };
@@ -1763,6 +1782,20 @@ mod tests {
         let picked = pick_answer(&question_terms(q, ""), &[ev(page, 0)], 2, &value::asks(q));
         assert!(
             picked.iter().any(|p| p.sentence.text == "8.5 - 12\t4.1"),
+            "{picked:?}"
+        );
+    }
+
+    #[test]
+    fn the_degree_word_of_a_question_is_not_matched_in_another_sense() {
+        // "long" of "How long may …" is no word a sentence shares by saying "long" of
+        // something else.
+        let page = "Short notes on a berth record are limited to 80 characters.\n\nEvery berth record holds long and short notes on the boat, its owner and its berth.";
+        let q = "How long may the short notes on a berth record be?";
+        let picked = pick_answer(&question_terms(q, ""), &[ev(page, 0)], 1, &value::asks(q));
+        assert_eq!(
+            picked.first().map(|p| p.sentence.text.as_str()),
+            Some("Short notes on a berth record are limited to 80 characters."),
             "{picked:?}"
         );
     }

@@ -71,6 +71,19 @@ pub fn is_currency(word: &str) -> bool {
         .any(|c| c.chars().all(char::is_alphabetic) && c.eq_ignore_ascii_case(word))
 }
 
+/// Whether a word is a currency code of [`CURRENCIES`] or [`CURRENCY_WORDS`] written in
+/// capitals ("USD", "CHF").
+pub fn is_currency_code(word: &str) -> bool {
+    CURRENCIES
+        .split('|')
+        .chain(CURRENCY_WORDS.split('|'))
+        .any(|c| c.len() >= 2 && c.chars().all(|ch| ch.is_ascii_uppercase()) && c == word)
+}
+
+/// Metasyntactic words that stand for any name inside a name a rule requires ("charts-foo-data",
+/// "berth-name"); see `names::Template`.
+pub const PLACEHOLDER_WORDS: [&str; 6] = ["foo", "bar", "baz", "qux", "name", "version"];
+
 /// Percent written after a number (regex alternation).
 pub const PERCENT: &str = r"%|per\s?cent|percent";
 

@@ -12,6 +12,7 @@ pub mod compare;
 pub mod extractive;
 pub mod grounding;
 pub mod lexicon;
+pub mod names;
 pub mod summary;
 pub mod text;
 pub mod value;

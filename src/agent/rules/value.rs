@@ -172,6 +172,17 @@ pub struct Asks {
     /// An ask counts a length of time in its unit ("how many days …"): a count answers it,
     /// a word for no time ("immediately") does not.
     pub counts_time: bool,
+    /// A "how long" ask asks how long something lasts, not how long a thing is ("How long
+    /// are logs kept?", not "How long may a name be?"): only a time answers it (see
+    /// [`how_long_it_lasts`]).
+    pub lasts: bool,
+    /// The verbs (stemmed) of what lasts, written as past participles ("kept" of "How long
+    /// are logs kept?"); see [`Asks::unmet_in`].
+    pub lasting: Vec<String>,
+    /// For "Who is the …?", the question's own words (lower case): the name that answers it
+    /// is another ("Who is the harbour master?" is not answered by "The Harbour Master signs
+    /// the log"); see [`asks_who_holds_a_role`].
+    pub known: Vec<String>,
 }
 
 impl Asks {
@@ -183,7 +194,7 @@ impl Asks {
         if self.says_degree(sentence) {
             return true;
         }
-        if kind == Kind::Extent {
+        if matches!(kind, Kind::Extent | Kind::Name) {
             return self.meets(kind, sentence);
         }
         if kind == Kind::Duration && self.counts_time {
@@ -223,10 +234,32 @@ impl Asks {
             .iter()
             .any(|q| stems(q).iter().any(|t| own.contains(t)));
         let subject = if held { own } else { base };
+        // How long a thing lasts is said of that thing or of its lasting: "How long is the
+        // berth register kept?" is not answered by "A berth holder must report damage within
+        // 24 hours", which names neither the register (the head of what is measured) nor its
+        // keeping.
+        let lasting: HashSet<&String> = self
+            .subject
+            .last()
+            .into_iter()
+            .chain(&self.lasting)
+            .collect();
+        // A row of a table is terse: one of the subject's words names its line ("Payroll\t…
+        // \tSix years after").
+        let strict = !self.lasting.is_empty() && !self.subject.is_empty();
+        let measured: HashSet<&String> = self.subject.iter().collect();
         let on_subject: Vec<&str> = quotes
             .iter()
             .map(|q| without_clause_number(q.trim_start()))
-            .filter(|q| subject.is_empty() || stems(q).iter().any(|t| subject.contains(t)))
+            .filter(|q| {
+                let have = stems(q);
+                let any = |set: &HashSet<&String>| have.iter().any(|t| set.contains(t));
+                if strict {
+                    any(&lasting) || (q.contains(crate::ingest::grid::CELL) && any(&measured))
+                } else {
+                    subject.is_empty() || any(&subject)
+                }
+            })
             .collect();
         let unmet = self.unmet(&on_subject.join(" "));
         if unmet.is_some() || self.open > 0 || self.counted.is_empty() {
@@ -236,6 +269,11 @@ impl Asks {
         // must hold a number next to a thing the question counts ("locked after five failed
         // attempts"); a number about something else ("logged for 30 days") does not answer.
         (!on_subject.iter().any(|q| number_next_to(&self.counted, q))).then_some(Kind::Number)
+    }
+
+    /// Whether `text` holds a value of a kind some ask wants, as that ask wants it.
+    pub fn holds_a_value(&self, text: &str) -> bool {
+        self.values.iter().any(|k| self.meets(*k, text))
     }
 
     /// The first value the question needs that `text` does not hold, when nothing else of the
@@ -268,6 +306,10 @@ impl Asks {
     fn meets(&self, kind: Kind, text: &str) -> bool {
         if self.says_degree(text) || (kind == Kind::Extent && matches(&BOUNDED_TIME, text)) {
             true
+        } else if kind == Kind::Extent && self.lasts {
+            holds_duration(text)
+        } else if kind == Kind::Name && !self.known.is_empty() {
+            names_a_party_beyond(text, &self.known)
         } else if matches!(kind, Kind::Number | Kind::Extent) && !self.units.is_empty() {
             self.units.iter().all(|u| holds_in(u, text))
         } else if kind == Kind::Duration && self.counts_time {
@@ -328,6 +370,15 @@ pub fn asks(question: &str) -> Asks {
         if part.chars().filter(|c| c.is_alphabetic()).count() < 3 {
             continue;
         }
+        if asks_who_holds_a_role(part) {
+            out.known.extend(
+                part.split(|c: char| !c.is_alphanumeric())
+                    .filter(|w| !w.is_empty())
+                    .map(str::to_lowercase),
+            );
+            out.values.push(Kind::Name);
+            continue;
+        }
         match kind_of(part) {
             Some(k) => {
                 if let Some((wh, rest)) = interrogative(part)
@@ -338,6 +389,12 @@ pub fn asks(question: &str) -> Asks {
                         out.degrees.push(degree.clone());
                     }
                     out.counts_time |= k == Kind::Duration && degree == "many";
+                    if k == Kind::Extent
+                        && let Some(verb) = how_long_it_lasts(&rest[1..])
+                    {
+                        out.lasts = true;
+                        out.lasting.extend(verb);
+                    }
                 }
                 if matches!(k, Kind::Number | Kind::Extent) {
                     out.units.extend(unit_named(part));
@@ -349,6 +406,9 @@ pub fn asks(question: &str) -> Asks {
                     Kind::Number | Kind::Extent | Kind::Duration | Kind::Frequency
                 ) {
                     out.subject.extend(measured_subject(part));
+                    // What lasts is the subject, not its verb ("kept").
+                    let verbs = &out.lasting;
+                    out.subject.retain(|t| !verbs.contains(t));
                 }
                 out.values.push(k);
             }
@@ -356,6 +416,25 @@ pub fn asks(question: &str) -> Asks {
         }
     }
     out
+}
+
+/// Whether the words after "how long" ask how long something lasts, with the verb (stemmed)
+/// when it is a past participle: a verb other than "be" comes with them — a participle ("How
+/// long are logs kept?", "How long must a hull be dried?") or one after "do" ("How long does a
+/// survey take?") — where "How long may a name be?" and "How long is the notice period?" ask
+/// for a length, of a thing or of time.
+fn how_long_it_lasts(words: &[String]) -> Option<Option<String>> {
+    let participle = |w: &&String| {
+        lexicon::IRREGULAR_FORMS.iter().any(|(form, _)| form == *w)
+            || (w.len() > 4 && w.ends_with("ed"))
+    };
+    if let Some(verb) = words.iter().skip(1).find(participle) {
+        return Some(Some(stem(verb)));
+    }
+    let done = words
+        .first()
+        .is_some_and(|w| matches!(w.as_str(), "do" | "does" | "did"));
+    done.then_some(None)
 }
 
 /// The asks of a message in a thread: a follow-up with no question word of its own ("And to
@@ -413,6 +492,43 @@ fn interrogative(ask: &str) -> Option<(String, Vec<String>)> {
         })
         .collect();
     Some((wh, rest))
+}
+
+/// Whether an ask is "Who is/are the …?" (or "Who is the firm's …?"): it asks who holds a
+/// role or a post, which a name answers — a party the document names with a capital, other
+/// than the words of the question ("The Eclipse Foundation is the initial steward"). A
+/// document that names only the role ("the release manager decides") does not say who holds
+/// it. "Who is responsible for …", "Who is in charge of …" ask about a duty, answered in prose.
+fn asks_who_holds_a_role(ask: &str) -> bool {
+    let Some((wh, rest)) = interrogative(ask) else {
+        return false;
+    };
+    let word = |i: usize| rest.get(i).map_or("", String::as_str);
+    wh == "who"
+        && matches!(word(0), "is" | "are" | "was" | "were")
+        && (word(1) == "the" || word(1).ends_with("'s") || word(1).ends_with("’s"))
+}
+
+/// [`names_a_party`], by a name none of whose words is one of `known` (lower case) or a
+/// noun of reference ("Annex B").
+fn names_a_party_beyond(text: &str, known: &[String]) -> bool {
+    super::text::sentences(text).iter().any(|s| {
+        s.text.split(crate::ingest::grid::CELL).any(|cell| {
+            cell.split_whitespace()
+                .map(|w| w.trim_matches(|c: char| !c.is_alphanumeric()))
+                .filter(|w| !w.is_empty())
+                .skip(1)
+                .any(|w| {
+                    let lower = w.to_lowercase();
+                    // A single capital labels ("Annex B"), it names no one.
+                    w.chars().count() > 1
+                        && w.starts_with(char::is_uppercase)
+                        && !lexicon::CALENDAR_NAMES.contains(&w)
+                        && !known.contains(&lower)
+                        && !lexicon::is_reference_noun(w)
+                })
+        })
+    })
 }
 
 /// The kind of value one ask wants, from its first interrogative.
@@ -946,6 +1062,28 @@ fn names_a_reference(before: &str) -> bool {
             .is_some_and(lexicon::is_reference_noun)
 }
 
+/// Whether a number between `before` and `after` numbers a standard or a document of a series
+/// ("RFC 822", "ISO 9001", "EN 71"): an acronym of capitals comes right before it, and no
+/// unit after it ("RSA 2048 bits" counts). A currency code before a number is the unit of an
+/// amount ("USD 500"). A version asked for is read on its own ("TLS 1.2"; see [`holds`]).
+fn names_a_standard(before: &str, after: &str) -> bool {
+    let Some(word) = before
+        .strip_suffix(' ')
+        .and_then(|b| b.rsplit(|c: char| !c.is_alphanumeric()).next())
+    else {
+        return false;
+    };
+    let acronym = word.len() >= 2 && word.chars().all(|c| c.is_ascii_uppercase());
+    let next = after
+        .split_whitespace()
+        .next()
+        .unwrap_or("")
+        .trim_end_matches(|c: char| !c.is_alphanumeric())
+        .to_lowercase();
+    let counted = after.starts_with(['-', '%']) || (!next.is_empty() && names_a_unit(&stem(&next)));
+    acronym && !lexicon::is_currency_code(word) && !counted
+}
+
 /// Whether a stemmed term names a unit a value is counted in: a unit of time
 /// ([`lexicon::TIME_UNITS`]) or of measure ([`lexicon::MEASURE_UNITS`]).
 fn names_a_unit(term: &str) -> bool {
@@ -1002,6 +1140,7 @@ pub fn holds(kind: Kind, text: &str) -> bool {
                     re.find_iter(text).any(|m| {
                         m.as_str().matches('.').count() < 2
                             && !names_a_reference(&text[..m.start()])
+                            && !names_a_standard(&text[..m.start()], &text[m.end()..])
                             && !enumerates(&text[..m.start()], &text[m.end()..])
                             && !picks_one(m.as_str(), &text[..m.start()], &text[m.end()..])
                     })
@@ -1014,11 +1153,44 @@ pub fn holds(kind: Kind, text: &str) -> bool {
         Kind::Date => matches(&DATE_A, text) || matches(&COUNTED_FROM, text),
         Kind::Version => NUMBER_A.as_ref().is_some_and(|re| {
             re.find_iter(text).any(|m| {
-                !names_a_reference(&text[..m.start()])
-                    && !enumerates(&text[..m.start()], &text[m.end()..])
+                let (before, after) = (&text[..m.start()], &text[m.end()..]);
+                writes_a_version(m.as_str(), before, after)
+                    && !names_a_reference(before)
+                    && !enumerates(before, after)
             })
         }),
     }
+}
+
+/// Whether a number between `before` and `after` is written as a version: dotted ("2.1",
+/// "4.6.2.0", "9.x"), or after the word "version", "release" or "revision" or a name with a
+/// capital inside a sentence ("Java 17"). A count, a range ("30-99") or a man page's section
+/// ("dpkg(1)") is none.
+fn writes_a_version(number: &str, before: &str, after: &str) -> bool {
+    if !number.starts_with(|c: char| c.is_ascii_digit()) {
+        return false;
+    }
+    let range =
+        after.starts_with(['-', '–']) && after[1..].starts_with(|c: char| c.is_ascii_digit());
+    if range {
+        return false;
+    }
+    if number.contains('.') || after.starts_with(".x") {
+        return true;
+    }
+    let Some(head) = before.strip_suffix(' ') else {
+        return false;
+    };
+    let word = head
+        .rsplit(|c: char| !c.is_alphanumeric())
+        .next()
+        .unwrap_or("");
+    let rest = head[..head.len() - word.len()].trim_end();
+    let inside = !rest.is_empty() && !rest.ends_with(['.', '!', '?', ':', '\n', '\t']);
+    matches!(
+        word.to_lowercase().as_str(),
+        "version" | "release" | "revision"
+    ) || (inside && word.chars().count() > 1 && word.starts_with(char::is_uppercase))
 }
 
 #[cfg(test)]
@@ -1090,6 +1262,97 @@ mod tests {
             "Each berth takes 4 boats under clause 7."
         ));
         assert!(holds(Kind::Extent, "The mooring line is 12 metres long."));
+    }
+
+    #[test]
+    fn a_number_that_names_a_standard_is_no_value() {
+        assert!(!holds(
+            Kind::Extent,
+            "Chain grades follow ISO 1704 for every mooring."
+        ));
+        assert!(!holds(
+            Kind::Number,
+            "Radios are tuned as ITU 1371 describes."
+        ));
+        // A currency code or a unit after the number makes it an amount.
+        assert!(holds(Kind::Number, "The berth deposit is USD 500."));
+        assert!(holds(Kind::Number, "Boats over LOA 12 metres pay double."));
+        assert!(holds(Kind::Number, "Winches are rated SWL 2000-kg."));
+        // A version asked for is one.
+        assert!(holds(
+            Kind::Version,
+            "Chart plotters run NMEA 2.0 or later."
+        ));
+    }
+
+    #[test]
+    fn who_holds_a_role_is_answered_by_a_name_the_question_does_not_give() {
+        let master = asks("Who is the harbour master of the west basin?");
+        assert_eq!(master.values, vec![Kind::Name]);
+        assert_eq!(
+            master.unmet("The Harbour Master signs the log of the west basin every day."),
+            Some(Kind::Name)
+        );
+        assert_eq!(
+            master.unmet("Fees are listed in Annex B."),
+            Some(Kind::Name)
+        );
+        assert_eq!(
+            master.unmet("The harbour master of the west basin is Ada Quayle."),
+            None
+        );
+        assert_eq!(
+            asks("Who is the club's treasurer?").unmet("The treasurer is the Vice-Commodore."),
+            None
+        );
+        // A duty is answered in prose.
+        assert!(
+            asks("Who is responsible for the slipway?")
+                .values
+                .is_empty()
+        );
+        assert!(asks("Who is in charge of the crane?").values.is_empty());
+    }
+
+    #[test]
+    fn how_long_a_thing_lasts_is_answered_by_a_time_only() {
+        let kept = asks("How long are tide logs kept in the harbour office?");
+        assert!(kept.lasts);
+        assert!(!kept.meets(
+            Kind::Extent,
+            "Tide logs follow ISO 1704 and use 12 columns."
+        ));
+        assert!(kept.meets(Kind::Extent, "Tide logs are kept for 6 years."));
+        assert!(kept.meets(
+            Kind::Extent,
+            "Tide logs are kept until the berth is let again."
+        ));
+        assert!(asks("How long does a hull survey take?").lasts);
+        // A length of a thing, or of time named by its noun, is any number.
+        let name = asks("How long may a boat's name be?");
+        assert!(!name.lasts);
+        assert!(name.meets(Kind::Extent, "A boat's name is limited to 24 letters."));
+        assert!(!asks("How long is the notice period?").lasts);
+        // The value is said of what lasts (the head of the subject) or of its lasting.
+        assert_eq!(kept.subject, ["tide", "logs"].map(stem));
+        let none = HashSet::new();
+        let elsewhere = [
+            "The harbour office keeps tide logs.",
+            "Each berth holder must report damage within 24 hours.",
+        ];
+        assert_eq!(kept.unmet_in(&elsewhere, &none), Some(Kind::Extent));
+        assert_eq!(
+            kept.unmet_in(&["Tide logs are kept for 6 years."], &none),
+            None
+        );
+        assert_eq!(
+            kept.unmet_in(&["All logs stay in the office for 6 years."], &none),
+            None
+        );
+        assert_eq!(
+            kept.unmet_in(&["Tide\tDaily readings\t6 years"], &none),
+            None
+        );
     }
 
     fn kinds(q: &str) -> (Vec<Kind>, usize) {
@@ -1167,9 +1430,10 @@ mod tests {
             time_degree(&often, &["often".to_owned()]),
             Some(("often".to_owned(), Kind::Frequency))
         );
-        // A question that measures a subject wants a value about it.
+        // A question that measures a subject wants a value about it (the verb "kept" is said
+        // of every kept thing, not the subject).
         let kept = asks("How long are guest passes kept by the harbour office?");
-        assert_eq!(kept.subject, ["guest", "passes", "kept"].map(stem));
+        assert_eq!(kept.subject, ["guest", "passes"].map(stem));
         assert_eq!(time_degree(&kept, &terms), None);
         let inspected = asks("How often is the whole slipway inspected?");
         assert_eq!(time_degree(&inspected, &["often".to_owned()]), None);
@@ -1494,6 +1758,26 @@ mod tests {
         assert!(!holds(Kind::Number, "Chart plotter 4.12.2"));
         assert!(!holds(Kind::Version, "as set out in section 4.12.2"));
         assert!(!holds(Kind::Version, "Any recent release will do."));
+        // Written as versions are: dotted, after "version" or a name.
+        assert!(holds(Kind::Version, "The harbour app is now at version 7."));
+        assert!(holds(
+            Kind::Version,
+            "Plotters must run Seachart 17 or later."
+        ));
+        // Not a section of a manual page, a range, a count or a table's number.
+        assert!(!holds(
+            Kind::Version,
+            "Please see tide-table(5) for details."
+        ));
+        assert!(!holds(
+            Kind::Version,
+            "Codes 30-99 are reserved for the harbour office."
+        ));
+        assert!(!holds(
+            Kind::Version,
+            "Three berths are kept for 2 boats each."
+        ));
+        assert!(!holds(Kind::Version, "Table 3. Berth fees"));
     }
 
     #[test]
