@@ -228,6 +228,33 @@ async fn streams_an_answer_and_keeps_only_verified_quotes() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_reply_in_prose_after_the_retry_is_cited_by_the_passages_that_support_it() {
+    // Regression: a small local model that answers in plain prose, twice, had its answer
+    // thrown away; its supported sentences are now shown, cited by the passages' own words.
+    const PROSE: &str = "A licensed bank must hold a capital conservation buffer of 2.5 per cent of its risk-weighted assets. Banks may pay dividends whenever the board wishes.";
+    let s = server(vec![Reply::Text(PROSE), Reply::Text(PROSE)]).await;
+    let (t, p) = library(&s.url, 30).await;
+    let agent = Agent::new(&t.lib);
+    let turn = ask_ok(
+        &agent,
+        &p,
+        ask("What capital conservation buffer must a licensed bank hold?"),
+    )
+    .await;
+    assert_eq!(s.bodies.lock().unwrap().len(), 2, "one corrective retry");
+    assert_eq!(turn.answer.status, Status::Answered, "{}", turn.answer.text);
+    assert!(
+        !turn.answer.text.contains("could not be used")
+            && turn.answer.text.contains("2.5 per cent")
+            && !turn.answer.text.contains("dividends whenever"),
+        "{}",
+        turn.answer.text
+    );
+    assert!(!turn.answer.citations.is_empty());
+    assert_quotes_on_pages(&t.lib, &p, &turn.answer.citations).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn malformed_output_gets_one_corrective_retry_then_the_quotes_with_a_note() {
     let s = server(vec![
         Reply::Text("Here is my answer without the format."),

@@ -145,12 +145,16 @@ impl Agent<'_> {
                 emit(&Event::Token { text: t.to_owned() });
             }
         };
-        let (parsed, usage) = complete_parsed(
+        // A reply that never keeps to the format is read as prose, cited by the passages'
+        // own sentences that support it (`prose_reply`); grounding then keeps what they
+        // support.
+        let prose = |reply: &str| prose_reply(reply, &state.evidence);
+        let (parsed, usage) = complete_parsed_or(
             model,
             &model_name,
             &messages,
             &on_token,
-            &parse_generated,
+            (&parse_generated, &prose),
             "the answer, a line with only ---, then the JSON object",
             crate::llm::MAX_REPLY_TOKENS,
         )
@@ -221,14 +225,41 @@ impl Agent<'_> {
 }
 
 /// Asks the model and parses its reply; a reply that does not parse gets one corrective
-/// retry (its tokens counted), then a clear `Malformed` error. `format` names what the reply
-/// must be ("the JSON object only").
+/// retry, and one that still does not is a malformed reply (see [`complete_parsed_or`]).
 pub(in crate::agent) async fn complete_parsed<T>(
     model: &crate::llm::ChatModel,
     name: &str,
     messages: &[crate::llm::Message],
     on_token: &(dyn Fn(&str) + Send + Sync),
     parse: &(dyn Fn(&str) -> Result<T, String> + Send + Sync),
+    format: &str,
+    max_tokens: u32,
+) -> Result<(T, Usage), Error> {
+    complete_parsed_or(
+        model,
+        name,
+        messages,
+        on_token,
+        (parse, &|_: &str| None),
+        format,
+        max_tokens,
+    )
+    .await
+}
+
+/// How a reply is read: the parsed value, or why it cannot be used.
+pub(in crate::agent) type Parse<'a, T> = dyn Fn(&str) -> Result<T, String> + Send + Sync + 'a;
+/// What a reply still means when it does not keep to the format, if anything.
+pub(in crate::agent) type Fallback<'a, T> = dyn Fn(&str) -> Option<T> + Send + Sync + 'a;
+
+/// [`complete_parsed`], where `fallback` reads what a reply still means when it does not
+/// keep to the format after the corrective retry (the second reply, then the first).
+pub(in crate::agent) async fn complete_parsed_or<T>(
+    model: &crate::llm::ChatModel,
+    name: &str,
+    messages: &[crate::llm::Message],
+    on_token: &(dyn Fn(&str) + Send + Sync),
+    (parse, fallback): (&Parse<'_, T>, &Fallback<'_, T>),
     format: &str,
     max_tokens: u32,
 ) -> Result<(T, Usage), Error> {
@@ -251,8 +282,13 @@ pub(in crate::agent) async fn complete_parsed<T>(
                 .await?;
             tracing::debug!(model = name, reply = %second.text, "model reply after correction");
             usage.add(&second.usage);
-            let parsed = parse(&second.text).map_err(crate::llm::LlmError::Malformed)?;
-            Ok((parsed, usage))
+            match parse(&second.text) {
+                Ok(parsed) => Ok((parsed, usage)),
+                Err(why) => match fallback(&second.text).or_else(|| fallback(&first.text)) {
+                    Some(parsed) => Ok((parsed, usage)),
+                    None => Err(crate::llm::LlmError::Malformed(why).into()),
+                },
+            }
         }
     }
 }
@@ -368,6 +404,43 @@ pub(in crate::agent) fn parse_generated(reply: &str) -> Result<ParsedReply, Stri
     }
     Ok(ParsedReply {
         answer,
+        citations,
+        no_answer: false,
+    })
+}
+
+/// Most citations a prose reply gets from the passages (the format asks for at most five
+/// sentences).
+const PROSE_CITATIONS: usize = 5;
+
+/// A reply written as prose without its sources (a small model that ignores the format even
+/// after the corrective retry): each of its sentences is cited by the first sentence of the
+/// `evidence` that supports it alone (`rules::grounding`), so the quotes are the passages' own
+/// words. `None` when no sentence is supported (the reply is then unusable, as before), or
+/// when the reply is no answer at all.
+pub(in crate::agent) fn prose_reply(reply: &str, evidence: &[Evidence]) -> Option<ParsedReply> {
+    use crate::agent::rules::grounding;
+    let prose = reply.split("\n---").next().unwrap_or_default().trim();
+    if prose.is_empty() || prose.starts_with("NO_ANSWER") {
+        return None;
+    }
+    let mut citations: Vec<(usize, String)> = Vec::new();
+    for claim in text::sentences(prose) {
+        let support = evidence.iter().enumerate().find_map(|(i, e)| {
+            text::sentences(&e.text).into_iter().find_map(|q| {
+                let g = grounding::ground(&claim.text, &[q.text.as_str()]);
+                (g.claims > 0 && g.unsupported.is_empty()).then_some((i + 1, q.text))
+            })
+        });
+        if let Some(c) = support
+            && !citations.contains(&c)
+            && citations.len() < PROSE_CITATIONS
+        {
+            citations.push(c);
+        }
+    }
+    (!citations.is_empty()).then(|| ParsedReply {
+        answer: prose.to_owned(),
         citations,
         no_answer: false,
     })
