@@ -43,7 +43,8 @@
 # (LaTeX in two columns), Code of Conduct manual, core developer guide, code of conduct (two
 # columns) and SKIP process; probes 39 to 41 Debian's database application guidelines and dbconfig-common manual,
 # its CLI, Java, Emacs and OCaml policies and its brief history, as the Debian packages ship them;
-# probe 42 the Debian Python Policy (LibreOffice) and the debconf specification (pandoc's ms, groff).
+# probe 42 the Debian Python Policy (LibreOffice) and the debconf specification (pandoc's ms, groff);
+# probe 43 the autopkgtest specification (pandoc, pdfTeX) and Using APT Offline (WeasyPrint).
 # Needs enscript, ghostscript, groff, shared-mime-info, dpkg-dev's docs and man-db's docs (the packages of a Debian 12 desktop), `apt-get download` of debian-faq,
 # harden-doc, debian-policy and doc-debian, and for probes 9 and 11 libreoffice-writer-nogui and the Python
 # packages python-docx and reportlab, and for probes 13 and 14 weasyprint and fpdf2.
@@ -508,4 +509,16 @@ pandoc -f html -t ms -s "$w/debian-policy/usr/share/doc/debian-policy/debconf_sp
 groff -ms -t -Tps -k "$w/debconf.ms" > "$w/debconf.ps" 2>/dev/null
 ps2pdf "$w/debconf.ps" "$out/probe42/debconf-specification.pdf"
 cp "$out/probe39/cli-policy.pdf" "$out/probe42/"
+# Probe 43 (stop 46, written after every fix of the stop, scored only): the autopkgtest
+# specification (debian-policy's Markdown through pandoc and pdfTeX), Using APT Offline
+# (apt-doc's HTML chapters printed by WeasyPrint) and the debconf specification of probe 42.
+mkdir -p "$out/probe43"
+deb_unpack "$w" apt-doc "$w/apt-doc"
+gunzip -c "$w/debian-policy/usr/share/doc/debian-policy/autopkgtest.txt.gz" > "$w/autopkgtest.md"
+pandoc -f markdown "$w/autopkgtest.md" -o "$out/probe43/autopkgtest.pdf" -V geometry:margin=2.5cm
+o="$w/apt-doc/usr/share/doc/apt-doc/offline.html"
+cat "$o/index.html" "$o/ch1.html" "$o/ch2.html" "$o/ch3.html" > "$w/apt-offline.html"
+python3 -c "import sys, weasyprint; weasyprint.HTML(sys.argv[1], base_url=sys.argv[2]).write_pdf(sys.argv[3])" \
+  "$w/apt-offline.html" "$o" "$out/probe43/apt-offline.pdf"
+cp "$out/probe42/debconf-specification.pdf" "$out/probe43/"
 rm -rf "$w"

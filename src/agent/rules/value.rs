@@ -183,6 +183,10 @@ pub struct Asks {
     /// is another ("Who is the harbour master?" is not answered by "The Harbour Master signs
     /// the log"); see [`asks_who_holds_a_role`].
     pub known: Vec<String>,
+    /// For "Who is the …?", the role's head noun ("master" of "Who is the harbour master of
+    /// the west basin?"): a sentence that says who or what is that role answers it too, in
+    /// any case ("The club's treasurer is the vice-commodore"); see [`says_who_holds`].
+    pub role: Option<String>,
 }
 
 impl Asks {
@@ -310,6 +314,7 @@ impl Asks {
             holds_duration(text)
         } else if kind == Kind::Name && !self.known.is_empty() {
             names_a_party_beyond(text, &self.known)
+                || self.role.as_ref().is_some_and(|r| says_who_holds(text, r))
         } else if matches!(kind, Kind::Number | Kind::Extent) && !self.units.is_empty() {
             self.units.iter().all(|u| holds_in(u, text))
         } else if kind == Kind::Duration && self.counts_time {
@@ -370,12 +375,13 @@ pub fn asks(question: &str) -> Asks {
         if part.chars().filter(|c| c.is_alphabetic()).count() < 3 {
             continue;
         }
-        if asks_who_holds_a_role(part) {
+        if let Some(role) = asks_who_holds_a_role(part) {
             out.known.extend(
                 part.split(|c: char| !c.is_alphanumeric())
                     .filter(|w| !w.is_empty())
                     .map(str::to_lowercase),
             );
+            out.role = Some(role);
             out.values.push(Kind::Name);
             continue;
         }
@@ -494,19 +500,61 @@ fn interrogative(ask: &str) -> Option<(String, Vec<String>)> {
     Some((wh, rest))
 }
 
-/// Whether an ask is "Who is/are the …?" (or "Who is the firm's …?"): it asks who holds a
-/// role or a post, which a name answers — a party the document names with a capital, other
-/// than the words of the question ("The Eclipse Foundation is the initial steward"). A
-/// document that names only the role ("the release manager decides") does not say who holds
-/// it. "Who is responsible for …", "Who is in charge of …" ask about a duty, answered in prose.
-fn asks_who_holds_a_role(ask: &str) -> bool {
-    let Some((wh, rest)) = interrogative(ask) else {
-        return false;
-    };
+/// The role's head noun (stemmed) when an ask is "Who is the …?" (or "Who is the firm's
+/// …?"): it asks who holds one role or post, which a name answers — a party the document names
+/// with a capital, other than the words of the question ("The Eclipse Foundation is the initial
+/// steward") — or a sentence that says who or what is that role ("The treasurer is the
+/// vice-commodore", [`says_who_holds`]). A document that names only the role ("the release
+/// manager decides") does not say who holds it. "Who is responsible for …" and "Who is in
+/// charge of …" ask about a duty, and "Who are the …?" for the members of a group, which
+/// roles answer ("- the master", "- the second mate"): both are answered in prose.
+fn asks_who_holds_a_role(ask: &str) -> Option<String> {
+    let (wh, rest) = interrogative(ask)?;
     let word = |i: usize| rest.get(i).map_or("", String::as_str);
-    wh == "who"
-        && matches!(word(0), "is" | "are" | "was" | "were")
-        && (word(1) == "the" || word(1).ends_with("'s") || word(1).ends_with("’s"))
+    let possessive = word(1).ends_with("'s") || word(1).ends_with("’s");
+    if wh != "who" || !matches!(word(0), "is" | "was") || !(word(1) == "the" || possessive) {
+        return None;
+    }
+    // The head: the last word before a preposition, or of the question.
+    let start = if possessive { 1 } else { 2 };
+    let head = rest[start..]
+        .iter()
+        .take_while(|w| w.as_str() != "of" && !lexicon::PREPOSITIONS.contains(&w.as_str()))
+        .last()?;
+    Some(stem(head.trim_end_matches("'s").trim_end_matches("’s")))
+}
+
+/// Whether `text` says who or what holds the role whose head noun is `head` (stemmed): the
+/// role after a copula ("… is the harbour master", "… acts as the master") or a copula after
+/// it ("The harbour master is …", "The master will be …").
+fn says_who_holds(text: &str, head: &str) -> bool {
+    let words: Vec<String> = text
+        .split(|c: char| !(c.is_alphanumeric() || c == '-'))
+        .filter(|w| !w.is_empty())
+        .map(str::to_lowercase)
+        .collect();
+    let copula = |w: &str| matches!(w, "is" | "are" | "was" | "were" | "be" | "as");
+    words.iter().enumerate().any(|(i, w)| {
+        if stem(w) != head {
+            return false;
+        }
+        let after = words.get(i + 1).is_some_and(|n| copula(n))
+            || (words
+                .get(i + 1)
+                .is_some_and(|n| matches!(n.as_str(), "will" | "shall"))
+                && words.get(i + 2).is_some_and(|n| n == "be"));
+        // "… is the harbour master": a copula, an article and up to three words before it.
+        let before = (1..=4).any(|k| {
+            i > k
+                && matches!(
+                    words[i - k].as_str(),
+                    "the" | "a" | "an" | "its" | "their" | "our"
+                )
+                && copula(&words[i - k - 1])
+                && words[i - k + 1..i].iter().all(|m| !copula(m))
+        });
+        after || before
+    })
 }
 
 /// [`names_a_party`], by a name none of whose words is one of `known` (lower case) or a
@@ -1304,6 +1352,22 @@ mod tests {
         assert_eq!(
             asks("Who is the club's treasurer?").unmet("The treasurer is the Vice-Commodore."),
             None
+        );
+        // A sentence that says who or what the role is answers it in any case; one that only
+        // mentions the role does not.
+        assert_eq!(
+            master.unmet("The deputy of the port acts as the harbour master of the west basin."),
+            None
+        );
+        assert_eq!(
+            master.unmet("Berths in the west basin are let by the harbour master."),
+            Some(Kind::Name)
+        );
+        // The members of a group are answered by roles.
+        assert!(
+            asks("Who are the officers on the bridge?")
+                .values
+                .is_empty()
         );
         // A duty is answered in prose.
         assert!(
