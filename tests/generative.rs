@@ -1251,6 +1251,36 @@ async fn the_model_routes_a_message_to_an_action_and_documents_of_the_profile_on
         "then the answer is asked for"
     );
 
+    // Regression: a weak model that scoped a question to a document which does not answer
+    // it made generative mode refuse what extractive mode answers. The evidence in the
+    // model's documents is too weak, so its scope is set aside for the whole library.
+    s.routes.lock().unwrap().push_back(format!(
+        r#"{{"action": "inquire", "documents": ["{}"], "reason": "a policy"}}"#,
+        other.id
+    ));
+    let turn = agent
+        .ask(
+            &p,
+            generative("How many years are customer records kept after an account closes?"),
+            &|_: &Event| {},
+        )
+        .await
+        .unwrap();
+    assert_ne!(turn.answer.status, Status::Refused, "{}", turn.answer.text);
+    assert!(
+        turn.retrieval.documents.resolved.is_empty(),
+        "{:?}",
+        turn.retrieval.documents
+    );
+    assert!(
+        turn.answer
+            .citations
+            .iter()
+            .any(|c| c.document_id == retention.id),
+        "{}",
+        turn.answer.text
+    );
+
     // A message whose words name its action keeps it, whatever the model says.
     s.routes.lock().unwrap().push_back(format!(
         r#"{{"action": "audit", "documents": ["{}"], "reason": "a check"}}"#,

@@ -416,19 +416,26 @@ const PROSE_CITATIONS: usize = 5;
 /// A reply written as prose without its sources (a small model that ignores the format even
 /// after the corrective retry): each of its sentences is cited by the first sentence of the
 /// `evidence` that supports it alone (`rules::grounding`), so the quotes are the passages' own
-/// words. `None` when no sentence is supported (the reply is then unusable, as before), or
-/// when the reply is no answer at all.
+/// words; a question the reply asks is left out. `None` when no sentence is supported (the
+/// reply is then unusable, as before), or when the reply is no answer at all.
 pub(in crate::agent) fn prose_reply(reply: &str, evidence: &[Evidence]) -> Option<ParsedReply> {
     use crate::agent::rules::grounding;
     let prose = reply.split("\n---").next().unwrap_or_default().trim();
     if prose.is_empty() || prose.starts_with("NO_ANSWER") {
         return None;
     }
+    // A question a reply asks (often the user's, echoed) answers nothing, however well the
+    // passages' words support it.
+    let claims: Vec<String> = text::sentences(prose)
+        .into_iter()
+        .map(|s| s.text)
+        .filter(|s| !s.trim_end().ends_with('?'))
+        .collect();
     let mut citations: Vec<(usize, String)> = Vec::new();
-    for claim in text::sentences(prose) {
+    for claim in &claims {
         let support = evidence.iter().enumerate().find_map(|(i, e)| {
             text::sentences(&e.text).into_iter().find_map(|q| {
-                let g = grounding::ground(&claim.text, &[q.text.as_str()]);
+                let g = grounding::ground(claim, &[q.text.as_str()]);
                 (g.claims > 0 && g.unsupported.is_empty()).then_some((i + 1, q.text))
             })
         });
@@ -440,7 +447,7 @@ pub(in crate::agent) fn prose_reply(reply: &str, evidence: &[Evidence]) -> Optio
         }
     }
     (!citations.is_empty()).then(|| ParsedReply {
-        answer: prose.to_owned(),
+        answer: claims.join(" "),
         citations,
         no_answer: false,
     })
@@ -531,6 +538,33 @@ mod tests {
     #[test]
     fn every_pattern_compiles() {
         assert!(crate::agent::rules::all_compile(&[&CITATION_ITEM]));
+    }
+
+    #[test]
+    fn a_reply_in_prose_is_cited_by_the_sentences_that_support_it_and_asks_nothing() {
+        let passage = Evidence {
+            chunk_id: "c1".into(),
+            document_id: "d1".into(),
+            text: "Visitors moor at the west pontoon. Moorings are paid at the harbour office before 10:00."
+                .into(),
+            char_start: 0,
+            page: 1,
+            vector_score: 0.5,
+            text_rank: Some(0),
+            score: 0.5,
+            heading: String::new(),
+        };
+        let reply = "Where do visitors moor? Visitors moor at the west pontoon. The crane lifts boats on Sundays.";
+        let parsed =
+            prose_reply(reply, std::slice::from_ref(&passage)).expect("one supported claim");
+        assert_eq!(
+            parsed.citations,
+            vec![(1, "Visitors moor at the west pontoon.".to_owned())]
+        );
+        // The echoed question is left out; the claim nothing supports is left to grounding.
+        assert!(!parsed.answer.contains('?'), "{}", parsed.answer);
+        assert!(prose_reply("Where do visitors moor?", std::slice::from_ref(&passage)).is_none());
+        assert!(prose_reply("The crane lifts boats on Sundays.", &[passage]).is_none());
     }
 
     #[test]

@@ -713,6 +713,10 @@ pub struct RunState {
     /// `check_confidence`).
     #[serde(default)]
     pub context_retry: ContextRetry,
+    /// Whether the model's documents were set aside after the evidence in them was too weak
+    /// to answer, for the deterministic resolver's (see `check_confidence`).
+    #[serde(default)]
+    pub route_set_aside: bool,
 }
 
 /// A second reading of a message in the light of the previous turn (see

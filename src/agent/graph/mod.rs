@@ -206,6 +206,7 @@ impl Agent<'_> {
             choice: None,
             continue_anyway: false,
             context_retry: ContextRetry::Unavailable,
+            route_set_aside: false,
             web: req.web || tags.web,
             web_citations: None,
             cached_from: None,

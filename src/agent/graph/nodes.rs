@@ -503,6 +503,25 @@ impl Agent<'_> {
                 (1.0 - c.grounding) * 100.0
             ));
         }
+        // The model read the message as being about documents whose passages answer it too
+        // weakly: a weak model's scope is set aside once for the deterministic resolver's
+        // (titles named, else the whole library), as extractive mode would search. The
+        // evidence decides, not the routing.
+        if c.level == Level::Low
+            && !state.continue_anyway
+            && !state.route_set_aside
+            && state.explicit_documents.is_empty()
+            && state
+                .routed_documents
+                .as_ref()
+                .is_some_and(|d| !d.is_empty())
+        {
+            state.route_set_aside = true;
+            state.routed_documents = None;
+            state.answer = None;
+            state.evidence.clear();
+            return Transition::Next(Node::ResolveDocuments);
+        }
         // A question inside a thread that its own words answer too weakly is most often about
         // what the thread was about ("Who has to sign off before we take one on?" after "Which
         // document deals with politically exposed persons?"): asked once more in the light of
