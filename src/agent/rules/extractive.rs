@@ -1054,8 +1054,11 @@ fn pick_from(
             .map(|d| stem(d))
             .filter(|d| terms.contains_key(d))
             .collect();
-        for c in &mut cands {
-            if !degrees.is_empty() && !wanted.holds_a_value(&c.sentence.text) {
+        if !degrees.is_empty() {
+            for c in cands
+                .iter_mut()
+                .filter(|c| !wanted.holds_a_value(&c.sentence.text))
+            {
                 c.stems.retain(|t| !degrees.contains(t));
             }
         }
@@ -1148,7 +1151,7 @@ fn pick_from(
                     .iter()
                     .any(|t| terms.get(t).is_some_and(|&w| w >= 1.0) && !covered.contains(t))
         };
-        let gives = |i: usize, _: f32| {
+        let gives = |i: usize| {
             full_length[i] >= VALUE_SHARE * best
                 && !chosen.contains(&i)
                 && wanted.answered_by(kind, &cands[i].with_header())
@@ -1164,16 +1167,16 @@ fn pick_from(
         };
         let found = scored
             .iter()
-            .find(|&&(s, i)| gives(i, s) && measures(&cands[i]))
+            .find(|&&(_, i)| gives(i) && measures(&cands[i]))
             .or_else(|| {
                 scored
                     .iter()
-                    .find(|&&(s, i)| gives(i, s) && passages.contains(&cands[i].evidence))
+                    .find(|&&(_, i)| gives(i) && passages.contains(&cands[i].evidence))
             })
             .or_else(|| {
                 scored
                     .iter()
-                    .find(|&&(s, i)| gives(i, s) && completes(&cands[i]))
+                    .find(|&&(_, i)| gives(i) && completes(&cands[i]))
             });
         if let Some(&(_, i)) = found {
             chosen.push(i);
@@ -1782,6 +1785,21 @@ mod tests {
         let picked = pick_answer(&question_terms(q, ""), &[ev(page, 0)], 2, &value::asks(q));
         assert!(
             picked.iter().any(|p| p.sentence.text == "8.5 - 12\t4.1"),
+            "{picked:?}"
+        );
+    }
+
+    #[test]
+    fn a_short_sentence_that_gives_the_value_asked_for_is_no_fragment() {
+        // The best sentence shares the question's words and holds no version; the short one
+        // that gives it shares few, and would fall under the value share as a fragment.
+        let page = "The harbour radio protocol is described by the harbour office for every berth holder and visiting skipper.\n\nMoorings are let by the week.\n\nRadio protocol: version 4.2.";
+        let q = "Which harbour radio protocol version is current for berth holders?";
+        let picked = pick_answer(&question_terms(q, ""), &[ev(page, 0)], 1, &value::asks(q));
+        assert!(
+            picked
+                .iter()
+                .any(|p| p.sentence.text == "Radio protocol: version 4.2."),
             "{picked:?}"
         );
     }
