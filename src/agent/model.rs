@@ -431,15 +431,23 @@ pub(in crate::agent) fn prose_reply(reply: &str, evidence: &[Evidence]) -> Optio
         .map(|s| s.text)
         .filter(|s| !s.trim_end().ends_with('?'))
         .collect();
+    // Each passage's sentences, split once for every claim.
+    let passages: Vec<(usize, String)> = evidence
+        .iter()
+        .enumerate()
+        .flat_map(|(i, e)| {
+            text::sentences(&e.text)
+                .into_iter()
+                .map(move |q| (i + 1, q.text))
+        })
+        .collect();
     let mut citations: Vec<(usize, String)> = Vec::new();
     for claim in &claims {
-        let support = evidence.iter().enumerate().find_map(|(i, e)| {
-            text::sentences(&e.text).into_iter().find_map(|q| {
-                let g = grounding::ground(claim, &[q.text.as_str()]);
-                (g.claims > 0 && g.unsupported.is_empty()).then_some((i + 1, q.text))
-            })
+        let support = passages.iter().find(|(_, q)| {
+            let g = grounding::ground(claim, &[q.as_str()]);
+            g.claims > 0 && g.unsupported.is_empty()
         });
-        if let Some(c) = support
+        if let Some(c) = support.cloned()
             && !citations.contains(&c)
             && citations.len() < PROSE_CITATIONS
         {

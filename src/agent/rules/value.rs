@@ -560,22 +560,12 @@ fn says_who_holds(text: &str, head: &str) -> bool {
 /// [`names_a_party`], by a name none of whose words is one of `known` (lower case) or a
 /// noun of reference ("Annex B").
 fn names_a_party_beyond(text: &str, known: &[String]) -> bool {
-    super::text::sentences(text).iter().any(|s| {
-        s.text.split(crate::ingest::grid::CELL).any(|cell| {
-            cell.split_whitespace()
-                .map(|w| w.trim_matches(|c: char| !c.is_alphanumeric()))
-                .filter(|w| !w.is_empty())
-                .skip(1)
-                .any(|w| {
-                    let lower = w.to_lowercase();
-                    // A single capital labels ("Annex B"), it names no one.
-                    w.chars().count() > 1
-                        && w.starts_with(char::is_uppercase)
-                        && !lexicon::CALENDAR_NAMES.contains(&w)
-                        && !known.contains(&lower)
-                        && !lexicon::is_reference_noun(w)
-                })
-        })
+    any_inner_capital(text, |w| {
+        // A single capital labels ("Annex B"), it names no one.
+        w.chars().count() > 1
+            && !lexicon::CALENDAR_NAMES.contains(&w)
+            && !known.contains(&w.to_lowercase())
+            && !lexicon::is_reference_noun(w)
     })
 }
 
@@ -1030,17 +1020,19 @@ static MONEY_A: Pattern = LazyLock::new(|| {
 /// table cell or a list item ("paid to Harbour Mutual", "audited by KPMG"). "I", months and
 /// days of the week are no names.
 fn names_a_party(text: &str) -> bool {
+    any_inner_capital(text, |w| w != "I" && !lexicon::CALENDAR_NAMES.contains(&w))
+}
+
+/// Whether a word written with a capital inside one of `text`'s sentences — not the first word
+/// of a sentence, a table cell or a list item — meets `name` (see [`names_a_party`]).
+fn any_inner_capital(text: &str, name: impl Fn(&str) -> bool) -> bool {
     super::text::sentences(text).iter().any(|s| {
         s.text.split(crate::ingest::grid::CELL).any(|cell| {
             cell.split_whitespace()
                 .map(|w| w.trim_matches(|c: char| !c.is_alphanumeric()))
                 .filter(|w| !w.is_empty())
                 .skip(1)
-                .any(|w| {
-                    w != "I"
-                        && w.starts_with(char::is_uppercase)
-                        && !lexicon::CALENDAR_NAMES.contains(&w)
-                })
+                .any(|w| w.starts_with(char::is_uppercase) && name(w))
         })
     })
 }
