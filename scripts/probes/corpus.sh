@@ -44,7 +44,9 @@
 # columns) and SKIP process; probes 39 to 41 Debian's database application guidelines and dbconfig-common manual,
 # its CLI, Java, Emacs and OCaml policies and its brief history, as the Debian packages ship them;
 # probe 42 the Debian Python Policy (LibreOffice) and the debconf specification (pandoc's ms, groff);
-# probe 43 the autopkgtest specification (pandoc, pdfTeX) and Using APT Offline (WeasyPrint).
+# probe 43 the autopkgtest specification (pandoc, pdfTeX) and Using APT Offline (WeasyPrint);
+# probe 44 the Developer's Reference and the Guide for Debian Maintainers as shipped (pdfTeX, dblatex);
+# probe 45 the Debian Linux Kernel Handbook (WeasyPrint) and the Developer's Reference.
 # Needs enscript, ghostscript, groff, shared-mime-info, dpkg-dev's docs and man-db's docs (the packages of a Debian 12 desktop), `apt-get download` of debian-faq,
 # harden-doc, debian-policy and doc-debian, and for probes 9 and 11 libreoffice-writer-nogui and the Python
 # packages python-docx and reportlab, and for probes 13 and 14 weasyprint and fpdf2.
@@ -521,4 +523,29 @@ cat "$o/index.html" "$o/ch1.html" "$o/ch2.html" "$o/ch3.html" > "$w/apt-offline.
 python3 -c "import sys, weasyprint; weasyprint.HTML(sys.argv[1], base_url=sys.argv[2]).write_pdf(sys.argv[3])" \
   "$w/apt-offline.html" "$o" "$out/probe43/apt-offline.pdf"
 cp "$out/probe42/debconf-specification.pdf" "$out/probe43/"
+rm -rf "$w"
+# Probe 44 (stop 47): two long manuals as Debian ships them, printed by their own tool chains:
+# the Debian Developer's Reference (developers-reference, Sphinx and pdfTeX, 114 pages) and the
+# Guide for Debian Maintainers (debmake-doc, DocBook through dblatex, 143 pages).
+mkdir -p "$out/probe44"
+w=$(mktemp -d)
+for p in developers-reference debmake-doc; do
+  deb_unpack "$w" "$p" "$w/$p"
+done
+cp "$w/developers-reference/usr/share/developers-reference/developers-reference.pdf" "$out/probe44/"
+cp "$w/debmake-doc/usr/share/doc/debmake-doc/debmake-doc.en.pdf" "$out/probe44/debmake-guide.pdf"
+rm -rf "$w"
+# Probe 45 (stop 47, written after every fix of the stop, scored only): the Debian Linux Kernel
+# Handbook (debian-kernel-handbook's HTML chapters printed by WeasyPrint) and the Developer's
+# Reference of probe 44.
+mkdir -p "$out/probe45"
+w=$(mktemp -d)
+deb_unpack "$w" debian-kernel-handbook "$w/kh"
+h="$w/kh/usr/share/doc/debian-kernel-handbook/kernel-handbook.html"
+for c in index ch-scope ch-source ch-versions ch-common-tasks ch-bugs ch-update-hooks ch-packaging; do
+  cat "$h/$c.html"
+done > "$w/kernel-handbook.html"
+python3 -c "import sys, weasyprint; weasyprint.HTML(sys.argv[1], base_url=sys.argv[2]).write_pdf(sys.argv[3])" \
+  "$w/kernel-handbook.html" "$h" "$out/probe45/kernel-handbook.pdf"
+cp "$out/probe44/developers-reference.pdf" "$out/probe45/"
 rm -rf "$w"

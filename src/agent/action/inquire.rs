@@ -9,7 +9,7 @@ use crate::agent::evidence::*;
 use crate::agent::graph::{Node, Transition};
 use crate::agent::model::{Generated, redactor_of};
 use crate::agent::resolve;
-use crate::agent::rules::{extractive, grounding, text, value};
+use crate::agent::rules::{acronyms, extractive, grounding, text, value};
 use crate::agent::types::*;
 use crate::agent::{Agent, Emit};
 use crate::index::{ChunkRow, Scope};
@@ -463,7 +463,11 @@ impl Agent<'_> {
             .map(|c| c.quote.as_str())
             .collect::<Vec<_>>()
             .join(" ");
-        let coverage = extractive::coverage(terms, &cited_text);
+        // The quotes cover what they say through an acronym the evidence defines too.
+        let defined = extractive::defined_acronyms(terms, &state.evidence);
+        let mut have = extractive::stems(&cited_text);
+        have.extend(acronyms::said_through(&cited_text, &have, &defined));
+        let coverage = extractive::coverage_of(terms, &have);
         let retrieval = state
             .evidence
             .iter()
@@ -637,6 +641,7 @@ impl Agent<'_> {
         let terms = extractive::question_terms(question, "");
         let mut cands = extractive::candidates(&evidence);
         extractive::credit_values(&terms, &mut cands);
+        extractive::credit_acronyms(&terms, &evidence, &mut cands);
         let similarity = self.sentence_similarity(question, &evidence).await?;
         let signals = extractive::signals(&terms, &evidence, &cands, &similarity);
         Ok(cands

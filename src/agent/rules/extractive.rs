@@ -10,7 +10,7 @@ use std::collections::{HashMap, HashSet};
 
 use serde::Serialize;
 
-use super::{lexicon, value};
+use super::{acronyms, lexicon, value};
 
 use super::text::{QUOTE_CHARS, Sentence, content_terms, pieces, sentences, stem};
 use crate::agent::types::Evidence;
@@ -388,13 +388,54 @@ pub fn credit_values(terms: &HashMap<String, f32>, cands: &mut [Candidate]) {
     }
 }
 
+/// The acronyms the evidence defines ([`acronyms::defined`]) that the question writes or
+/// spells out (one of its words), each once, with whether it writes the acronym.
+pub fn defined_acronyms(
+    terms: &HashMap<String, f32>,
+    evidence: &[Evidence],
+) -> Vec<(acronyms::Acronym, bool)> {
+    let mut defined: Vec<(acronyms::Acronym, bool)> = Vec::new();
+    for e in evidence {
+        for a in acronyms::defined(&e.text) {
+            let short = terms.contains_key(&stem(&a.letters.to_lowercase()));
+            let asked = short || a.stands_for.iter().any(|t| terms.contains_key(t));
+            if asked && !defined.iter().any(|(d, _)| d.letters == a.letters) {
+                defined.push((a, short));
+            }
+        }
+    }
+    defined
+}
+
+/// Gives each candidate the words it says through an acronym the evidence defines
+/// ([`defined_acronyms`]): "an RC bug" speaks of the release-critical bug a question spells
+/// out, and back.
+pub fn credit_acronyms(
+    terms: &HashMap<String, f32>,
+    evidence: &[Evidence],
+    cands: &mut [Candidate],
+) {
+    let defined = defined_acronyms(terms, evidence);
+    if defined.is_empty() {
+        return;
+    }
+    for c in cands {
+        let more = acronyms::said_through(&c.sentence.text, &c.stems, &defined);
+        c.stems.extend(more);
+    }
+}
+
 /// Weighted share of the question's terms present in `text`.
 pub fn coverage(terms: &HashMap<String, f32>, text: &str) -> f32 {
+    coverage_of(terms, &stems(text))
+}
+
+/// Weighted share of the question's terms among `have` (a text's stems).
+pub fn coverage_of(terms: &HashMap<String, f32>, have: &HashSet<String>) -> f32 {
     let total: f32 = terms.values().sum();
     if total == 0.0 {
         return 0.0;
     }
-    let have = stems(text);
     // A fold from +0 (an empty `sum` of floats is -0, shown as "-0%").
     terms
         .iter()
@@ -1036,6 +1077,7 @@ fn pick_from(
         return Vec::new();
     }
     credit_values(terms, &mut cands);
+    credit_acronyms(terms, evidence, &mut cands);
     // A sentence that holds the length of time a "how long after …" question asks for (or the
     // frequency of a "how often" one) says "long" in its own words.
     if let Some((word, kind)) = value::time_degree(wanted, terms.keys()) {

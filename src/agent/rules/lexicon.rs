@@ -501,6 +501,12 @@ pub fn ends_like_plural(word: &str) -> bool {
     word.len() > 3 && word.ends_with('s') && !word.ends_with("ss")
 }
 
+/// Words that open a noun phrase before its noun ("*the* notice period", "*their* lockers",
+/// "*each* berth"): what follows them is a thing, not a verb's clause.
+pub const NOUN_DETERMINERS: [&str; 9] = [
+    "the", "a", "an", "its", "their", "each", "every", "our", "your",
+];
+
 /// Determiners that open the group "one of …" picks from ("one of the tasks", "one of its
 /// members"): a partitive, not a count.
 pub const DETERMINERS: [&str; 13] = [

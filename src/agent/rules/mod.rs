@@ -7,6 +7,7 @@
 //! test in each module compiles them all) instead of silently turning its rule off. Must not:
 //! call models or stores; everything here is deterministic over plain data.
 
+pub mod acronyms;
 pub mod audit;
 pub mod compare;
 pub mod extractive;

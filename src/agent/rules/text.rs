@@ -507,8 +507,10 @@ pub fn content_terms(text: &str) -> Vec<String> {
         let token = trimmed.to_lowercase().replace(['’', '‘'], "'");
         let token = token.strip_suffix("'s").unwrap_or(&token).to_owned();
         let mut candidates = vec![token.clone()];
-        if token.contains('-') || token.contains('/') {
-            candidates.extend(token.split(['-', '/']).map(str::to_owned));
+        // A compound gives its parts, and so does a setting written with its value
+        // ("tide=high", "mode=strict": the setting and the value).
+        if token.contains(['-', '/', '=']) {
+            candidates.extend(token.split(['-', '/', '=']).map(str::to_owned));
         }
         // A dotted name made of words ("shutdown.allow", "/etc/login.defs") also gives its
         // words; a dotted number ("2.5", "4.2.1") stays whole.
@@ -1172,6 +1174,14 @@ mod tests {
         for x in &s {
             assert_eq!(&p[x.start..x.end], x.text);
         }
+    }
+
+    #[test]
+    fn a_setting_written_with_its_value_gives_both_words() {
+        assert_eq!(
+            content_terms("Set tide=high in the harbour file"),
+            vec!["set", "tide=high", "tide", "high", "harbour", "file"]
+        );
     }
 
     #[test]

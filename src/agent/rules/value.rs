@@ -187,6 +187,12 @@ pub struct Asks {
     /// the west basin?"): a sentence that says who or what is that role answers it too, in
     /// any case ("The club's treasurer is the vice-commodore"); see [`says_who_holds`].
     pub role: Option<String>,
+    /// Words (stemmed) of what a value is said of, one of which a quote giving the value must
+    /// hold: the event a time is counted to or from ("orphan" of "How many days before
+    /// orphaning a boat …", [`time_event`]) and the role asked who holds ("master" of "Who is
+    /// the harbour master?"). A value said of a neighbouring event or post ("21 days to object
+    /// to a transfer", "the Harbour Board") answers another question.
+    pub said_of: Vec<String>,
 }
 
 impl Asks {
@@ -258,11 +264,12 @@ impl Asks {
             .filter(|q| {
                 let have = stems(q);
                 let any = |set: &HashSet<&String>| have.iter().any(|t| set.contains(t));
-                if strict {
+                let on = if strict {
                     any(&lasting) || (q.contains(crate::ingest::grid::CELL) && any(&measured))
                 } else {
                     subject.is_empty() || any(&subject)
-                }
+                };
+                on && (self.said_of.is_empty() || says_of(&have, &self.said_of))
             })
             .collect();
         let unmet = self.unmet(&on_subject.join(" "));
@@ -381,6 +388,7 @@ pub fn asks(question: &str) -> Asks {
                     .filter(|w| !w.is_empty())
                     .map(str::to_lowercase),
             );
+            out.said_of.push(role.clone());
             out.role = Some(role);
             out.values.push(Kind::Name);
             continue;
@@ -406,6 +414,11 @@ pub fn asks(question: &str) -> Asks {
                     out.units.extend(unit_named(part));
                     out.nouns.extend(value_noun(part));
                     out.counted.extend(counted_noun(part));
+                }
+                if matches!(k, Kind::Extent | Kind::Duration | Kind::Date)
+                    || (k == Kind::Number && out.counts_time)
+                {
+                    out.said_of.extend(time_event(part));
                 }
                 if matches!(
                     k,
@@ -481,6 +494,107 @@ fn is_fragment(message: &str) -> bool {
     interrogative(rest).is_none()
         && !lexicon::AUXILIARIES.contains(&first)
         && !lexicon::MODALS.contains(&first)
+}
+
+/// The event a time ask counts to or from, as the stem of its head: after the interrogative,
+/// the words after "before", "after", "prior to" or "following" — a gerund ("before mooring a
+/// boat" → "moor") or a noun phrase led by a determiner, whose last word before a preposition,
+/// "of" or the ask's end is its head, and the head after its "of" too ("after the spring
+/// survey of a hull" → "survey", "hull": "the end of the lease" is said of the lease's
+/// expiry). "How many days before the regatta must entries close?" is answered by a time
+/// said of the regatta, not by "21 days to object to a transfer". A clause ("before a boat is
+/// moored", "before it sails", "after the survey that found damage") or a bare noun names no
+/// event this reads.
+fn time_event(ask: &str) -> Vec<String> {
+    let words: Vec<String> = ask
+        .split(|c: char| !(c.is_alphanumeric() || c == '-' || c == '\'' || c == '’'))
+        .filter(|w| !w.is_empty())
+        .map(str::to_lowercase)
+        .collect();
+    // "After how many minutes …" names the value's bound, not an event.
+    let Some(wh) = words
+        .iter()
+        .position(|w| matches!(w.as_str(), "how" | "what" | "which" | "when"))
+    else {
+        return Vec::new();
+    };
+    let Some(at) = words
+        .iter()
+        .enumerate()
+        .skip(wh + 1)
+        .find_map(|(i, w)| match w.as_str() {
+            "before" | "after" | "following" => Some(i + 1),
+            "prior" if words.get(i + 1).is_some_and(|n| n == "to") => Some(i + 2),
+            _ => None,
+        })
+    else {
+        return Vec::new();
+    };
+    let after = &words[at.min(words.len())..];
+    let Some(first) = after.first() else {
+        return Vec::new();
+    };
+    if first.len() > 5 && first.ends_with("ing") && !content_terms(first).is_empty() {
+        return vec![stem(first)];
+    }
+    if !lexicon::NOUN_DETERMINERS.contains(&first.as_str()) {
+        return Vec::new();
+    }
+    let aux = |w: &String| lexicon::AUXILIARIES.contains(&w.as_str());
+    let end = after[1..]
+        .iter()
+        .position(|w| w == "of" || aux(w) || lexicon::PREPOSITIONS.contains(&w.as_str()))
+        .map_or(after.len(), |i| i + 1);
+    let phrase = &after[1..end];
+    // The phrase is a clause when a pronoun is in it or its auxiliary leads a participle
+    // ("a boat is moored"); an auxiliary that leads the question's own clause ends it
+    // ("before the regatta must entries close").
+    let participle = |w: &String| {
+        matches!(w.as_str(), "be" | "been" | "being")
+            || lexicon::IRREGULAR_FORMS.iter().any(|(form, _)| form == w)
+            || (w.len() > 4 && w.ends_with("ed"))
+    };
+    let clause = phrase.iter().any(|w| {
+        matches!(
+            w.as_str(),
+            "that" | "which" | "who" | "it" | "they" | "he" | "she" | "we" | "you"
+        )
+    }) || (after.get(end).is_some_and(aux)
+        && after.get(end + 1).is_some_and(participle));
+    let head_of = |phrase: &[String]| {
+        phrase
+            .iter()
+            .rev()
+            .find(|w| !content_terms(w).is_empty())
+            .map(|w| stem(w.trim_end_matches("'s").trim_end_matches("’s")))
+    };
+    let mut heads: Vec<String> = head_of(phrase).filter(|_| !clause).into_iter().collect();
+    // "the end of the lease": the event is named by its "of" too ("the lease's expiry").
+    if !heads.is_empty() && after.get(end).is_some_and(|w| w == "of") {
+        let rest = &after[end + 1..];
+        let from = usize::from(
+            rest.first()
+                .is_some_and(|w| lexicon::NOUN_DETERMINERS.contains(&w.as_str())),
+        );
+        let stop = rest[from.min(rest.len())..]
+            .iter()
+            .position(|w| w == "of" || aux(w) || lexicon::PREPOSITIONS.contains(&w.as_str()))
+            .map_or(rest.len(), |i| i + from);
+        heads.extend(head_of(&rest[from.min(stop)..stop]));
+    }
+    heads
+}
+
+/// Whether one of a text's stems (`have`) is one of `words` (stems), or shares its first five
+/// letters and all but the last two of the shorter ("expiry" and "expires").
+fn says_of(have: &HashSet<String>, words: &[String]) -> bool {
+    have.iter().any(|t| {
+        words.iter().any(|w| {
+            let shared = t.chars().zip(w.chars()).take_while(|(a, b)| a == b).count();
+            let shorter = t.chars().count().min(w.chars().count());
+            t == w || (shared >= 5 && shared + 2 >= shorter)
+        })
+    })
 }
 
 /// The first interrogative of an ask (lower case) and the words after it (lower case, without
@@ -718,10 +832,10 @@ pub fn measured_subject(ask: &str) -> Vec<String> {
     let aux = |w: &String| lexicon::AUXILIARIES.contains(&w.as_str());
     // A determiner at `i` ("the notice period", "their lockers") is skipped.
     let det = |i: usize| {
-        usize::from(matches!(
-            rest.get(i).map(String::as_str),
-            Some("the" | "a" | "an" | "its" | "their" | "each" | "every" | "our" | "your")
-        ))
+        usize::from(
+            rest.get(i)
+                .is_some_and(|w| lexicon::NOUN_DETERMINERS.contains(&w.as_str())),
+        )
     };
     // "How many people sit on the steering council?" measures the council: persons counted
     // by any noun are counted as members of what follows the verb and its preposition.
@@ -1368,6 +1482,69 @@ mod tests {
                 .is_empty()
         );
         assert!(asks("Who is in charge of the crane?").values.is_empty());
+    }
+
+    #[test]
+    fn a_time_is_said_of_the_event_it_is_counted_from() {
+        assert_eq!(
+            time_event("How many days must a skipper wait before mooring a boat?"),
+            vec![stem("mooring")]
+        );
+        assert_eq!(
+            time_event("How long after the spring survey of a hull may it be launched?"),
+            vec![stem("survey"), stem("hull")]
+        );
+        // A time said of the event by another word for it ("the end of the lease" for "the
+        // expiry of the lease") is said of what it is the end of.
+        let lease = asks("How long must a berth log be kept after the expiry of the lease?");
+        assert_eq!(lease.said_of, [stem("expiry"), stem("lease")]);
+        let end = ["Berth logs are kept for 2 years from the end of the lease."];
+        assert_eq!(lease.unmet_in(&end, &HashSet::new()), None);
+        assert_eq!(
+            time_event("Within how many days prior to the regatta must entries close?"),
+            vec![stem("regatta")]
+        );
+        assert_eq!(
+            time_event("How many days is a berth held?"),
+            Vec::<String>::new()
+        );
+        // A clause, a bare noun or a bound before the interrogative names no event.
+        assert_eq!(
+            time_event("How long is a hull dried before it is painted?"),
+            Vec::<String>::new()
+        );
+        assert_eq!(
+            time_event("How long after the survey that found damage may a boat sail?"),
+            Vec::<String>::new()
+        );
+        assert_eq!(
+            time_event("How many days before boats leave must crews sign on?"),
+            Vec::<String>::new()
+        );
+        assert_eq!(
+            time_event("After how many hours must a berth holder report damage?"),
+            Vec::<String>::new()
+        );
+        let wait = asks("How many days must a skipper wait before renaming a boat?");
+        let subject: HashSet<String> = ["skipper", "wait", "renam", "boat"]
+            .iter()
+            .map(|t| stem(t))
+            .collect();
+        // A time said of a neighbouring event shares the question's other words only.
+        let neighbour = ["A skipper must wait 21 days for objections to a berth transfer."];
+        assert_eq!(wait.unmet_in(&neighbour, &subject), Some(Kind::Duration));
+        let own = ["A boat may be renamed 30 days after the skipper gives notice."];
+        assert_eq!(wait.unmet_in(&own, &subject), None);
+        // The event's noun and the quote's verb share their first letters.
+        let expiry = asks("How many days before expiry must a mooring permit be renewed?");
+        let renewed = ["Permits must be renewed at least 30 days before they expire."];
+        assert_eq!(expiry.unmet_in(&renewed, &HashSet::new()), None);
+        // "Who is the …?" is answered by a name said of the role.
+        let master = asks("Who is the current harbour master?");
+        let other = ["Harbour dues are set by the West Basin Trust each year."];
+        assert_eq!(master.unmet_in(&other, &HashSet::new()), Some(Kind::Name));
+        let named = ["Harbour master: Ann Kerr (since 2021)."];
+        assert_eq!(master.unmet_in(&named, &HashSet::new()), None);
     }
 
     #[test]
