@@ -11,7 +11,7 @@ use crate::Error;
 use crate::agent::evidence::*;
 use crate::agent::graph::{Node, Transition};
 use crate::agent::resolve;
-use crate::agent::rules::{Pattern, compare, extractive, regex, text};
+use crate::agent::rules::{Pattern, acronyms, compare, extractive, regex, text, value};
 use crate::agent::synthesis::{Outcome, Task};
 use crate::agent::types::*;
 use crate::agent::{Agent, Emit};
@@ -151,9 +151,11 @@ impl Agent<'_> {
             return Ok(next);
         }
         // "Non-maintainer upload" in the question, "NMU" in the documents.
-        for a in text::acronyms(&own) {
+        for a in acronyms::initials(&own) {
             terms.entry(text::stem(&a)).or_insert(1.0);
         }
+        // The values the comparison asks for ("Compare how long …"), which each side gives.
+        let wanted = value::asks(&own);
         let mut citations: Vec<Citation> = Vec::new();
         let mut evidence_all = Vec::new();
         let mut per_doc: Vec<(Document, Vec<Citation>)> = Vec::new();
@@ -243,7 +245,7 @@ impl Agent<'_> {
             let mut picks = if versions {
                 extractive::pick(&terms, &evidence, 8)
             } else {
-                extractive::pick_side(&terms, &evidence, 3)
+                extractive::pick_side(&terms, &evidence, 3, &wanted)
             };
             // Headings name a topic; they say nothing about what changed.
             picks.retain(|p| {

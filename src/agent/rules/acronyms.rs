@@ -3,14 +3,15 @@
 //! must …") speaks of what a question spells out ("harbour-master notice"), and a sentence that
 //! spells it out speaks of what a question abbreviates.
 //!
-//! Owns: reading definitions from text ([`defined`]) and the words a sentence says through
-//! them ([`said_through`]). Must not: decide what to quote (the extractive scorer does), call
+//! Owns: reading definitions from text ([`defined`]), the words a sentence says through them
+//! ([`said_through`]), and the acronyms a question may spell out with no definition at hand
+//! ([`initials`]). Must not: decide what to quote (the extractive scorer does), call
 //! models or stores.
 
 use std::collections::HashSet;
 use std::sync::LazyLock;
 
-use super::text::stem;
+use super::text::{STOP_WORDS, stem};
 use super::{Pattern, regex};
 
 /// An acronym and the stems of the words it stands for.
@@ -175,10 +176,56 @@ fn spells_out(sentence: &str, a: &Acronym) -> bool {
             .any(|w| w.iter().zip(&parts).all(|(x, y)| x == *y))
 }
 
+/// Acronyms a question may be spelled out in ("non-maintainer upload" → "nmu"): the initials
+/// of every run of three or four consecutive content words within one clause, lower-cased.
+/// Documents often use only the short form ("NMUs"), which shares no word with the long one.
+pub fn initials(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    for clause in text.split([',', ';', ':', '?', '.', '!', '(', ')']) {
+        let mut run: Vec<char> = Vec::new();
+        let mut flush = |run: &mut Vec<char>| {
+            for n in 3..=4 {
+                for w in run.windows(n) {
+                    let a: String = w.iter().collect();
+                    if !out.contains(&a) {
+                        out.push(a);
+                    }
+                }
+            }
+            run.clear();
+        };
+        for word in clause.split(|c: char| c.is_whitespace() || c == '-' || c == '/') {
+            let lower = word.to_lowercase();
+            let letters =
+                !lower.is_empty() && lower.chars().all(|c| c.is_alphabetic() || c == '\'');
+            if letters && !STOP_WORDS.contains(lower.as_str()) {
+                if let Some(c) = lower.chars().next() {
+                    run.push(c);
+                }
+            } else {
+                flush(&mut run);
+            }
+        }
+        flush(&mut run);
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::agent::rules::all_compile;
+
+    #[test]
+    fn acronyms_of_spelled_out_names() {
+        let a = initials(
+            "Which changes belong in a non-maintainer upload, per the Developer's Reference?",
+        );
+        assert!(a.contains(&"nmu".to_owned()), "{a:?}");
+        // Two words make no acronym, and a comma ends a run.
+        assert!(!a.iter().any(|x| x.len() < 3), "{a:?}");
+        assert!(initials("capital, ratio, bank").is_empty());
+    }
 
     #[test]
     fn every_pattern_compiles() {

@@ -1037,13 +1037,20 @@ pub fn pick_answer(
 /// side's out of what a reader sees first. A side's sentences in which its document says what
 /// it is about ("This document describes how deadlocks are resolved") are left out while it has
 /// others: they name the subject both sides share, and say nothing of how either treats it.
-pub fn pick_side(terms: &HashMap<String, f32>, evidence: &[Evidence], max: usize) -> Vec<Picked> {
+/// `wanted` are the values the comparison asks for ("Compare how long the two clubs keep
+/// their logs"): each side looks for its own, as an answer does.
+pub fn pick_side(
+    terms: &HashMap<String, f32>,
+    evidence: &[Evidence],
+    max: usize,
+    wanted: &value::Asks,
+) -> Vec<Picked> {
     pick_from(
         terms,
         evidence,
         max,
         (SIDE_RANKED_PAGES, SIDE_RANKED_EXTRA),
-        &value::Asks::default(),
+        wanted,
         true,
     )
 }
@@ -2239,7 +2246,7 @@ mod tests {
         .collect();
         let terms = question_terms("How are rowing boats hired on the lakes?", "");
         let answer = pick_answer(&terms, &evidence, 1, &value::Asks::default());
-        let side = pick_side(&terms, &evidence, 1);
+        let side = pick_side(&terms, &evidence, 1, &value::Asks::default());
         assert!(
             answer.len() > side.len(),
             "{} vs {}",

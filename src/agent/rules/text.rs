@@ -474,7 +474,7 @@ static FUNCTION: LazyLock<HashSet<&'static str>> =
 
 /// The words of a question that are no terms: [`FUNCTION_WORDS`], and the vocabulary of asking
 /// about documents ("tell", "say", "document", "version", "policy", "kind of").
-static STOP_WORDS: LazyLock<HashSet<&'static str>> = LazyLock::new(|| {
+pub(crate) static STOP_WORDS: LazyLock<HashSet<&'static str>> = LazyLock::new(|| {
     "tell say says said give gives given get gets please document documents doc version versions \
      library policy policies regulation regulations what's which's does do done make makes made \
      use used using one two many much kind kinds sort thing things way ways"
@@ -767,41 +767,6 @@ pub fn pieces(s: &Sentence, max: usize) -> Vec<Sentence> {
             end: s.start + start + lead + rest.len(),
             text: rest.to_owned(),
         });
-    }
-    out
-}
-
-/// Acronyms a question may be spelled out in ("non-maintainer upload" → "nmu"): the initials
-/// of every run of three or four consecutive content words within one clause, lower-cased.
-/// Documents often use only the short form ("NMUs"), which shares no word with the long one.
-pub fn acronyms(text: &str) -> Vec<String> {
-    let mut out = Vec::new();
-    for clause in text.split([',', ';', ':', '?', '.', '!', '(', ')']) {
-        let mut run: Vec<char> = Vec::new();
-        let mut flush = |run: &mut Vec<char>| {
-            for n in 3..=4 {
-                for w in run.windows(n) {
-                    let a: String = w.iter().collect();
-                    if !out.contains(&a) {
-                        out.push(a);
-                    }
-                }
-            }
-            run.clear();
-        };
-        for word in clause.split(|c: char| c.is_whitespace() || c == '-' || c == '/') {
-            let lower = word.to_lowercase();
-            let letters =
-                !lower.is_empty() && lower.chars().all(|c| c.is_alphabetic() || c == '\'');
-            if letters && !STOP_WORDS.contains(lower.as_str()) {
-                if let Some(c) = lower.chars().next() {
-                    run.push(c);
-                }
-            } else {
-                flush(&mut run);
-            }
-        }
-        flush(&mut run);
     }
     out
 }
@@ -1331,17 +1296,6 @@ mod tests {
         for x in sentences_loose(t) {
             assert_eq!(&t[x.start..x.end], x.text);
         }
-    }
-
-    #[test]
-    fn acronyms_of_spelled_out_names() {
-        let a = acronyms(
-            "Which changes belong in a non-maintainer upload, per the Developer's Reference?",
-        );
-        assert!(a.contains(&"nmu".to_owned()), "{a:?}");
-        // Two words make no acronym, and a comma ends a run.
-        assert!(!a.iter().any(|x| x.len() < 3), "{a:?}");
-        assert!(acronyms("capital, ratio, bank").is_empty());
     }
 
     #[test]
