@@ -12,7 +12,7 @@ use std::collections::HashSet;
 use std::sync::LazyLock;
 
 use super::text::{STOP_WORDS, stem};
-use super::{Pattern, regex};
+use super::{Pattern, lexicon, regex};
 
 /// An acronym and the stems of the words it stands for.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -28,15 +28,12 @@ pub struct Acronym {
 static DEFINITION: Pattern =
     LazyLock::new(|| regex(r#"\(\s*["“']?([A-Z][A-Za-z&]{0,6}[A-Z])s?\b"#));
 
-/// Short words an acronym may leave out ("Department of Harbours" → "DH" as well as "DOH").
-const SKIPPED: [&str; 6] = ["of", "and", "the", "for", "on", "&"];
-
 /// How many words before the bracket a definition may reach back.
 const REACH: usize = 10;
 
 /// The acronyms `text` defines: each bracketed acronym whose letters are the initials of a run
 /// of the words (and hyphenated parts) right before the bracket, the last of them at most
-/// two words before it ("release-critical bugs (RC bugs)").
+/// two words before it ("harbour-master notices (HM notices)").
 pub fn defined(text: &str) -> Vec<Acronym> {
     let Some(re) = DEFINITION.as_ref() else {
         return Vec::new();
@@ -64,7 +61,7 @@ pub fn defined(text: &str) -> Vec<Acronym> {
             .map(|w| w.trim_matches(|ch: char| !ch.is_alphanumeric() && ch != '&'))
             .filter(|w| !w.is_empty())
             .collect();
-        // Each part ("release", "critical" of "release-critical") with its word's index.
+        // Each part ("harbour", "master" of "harbour-master") with its word's index.
         let parts: Vec<(&str, usize)> = tokens
             .iter()
             .enumerate()
@@ -80,7 +77,7 @@ pub fn defined(text: &str) -> Vec<Acronym> {
         }
         let mut stands_for: Vec<String> = words[start..end]
             .iter()
-            .filter(|w| !SKIPPED.contains(&w.to_lowercase().as_str()))
+            .filter(|w| !left_out(w))
             .map(|w| stem(&w.to_lowercase()))
             .collect();
         // A hyphenated word the run spells whole is one of its words too.
@@ -101,21 +98,21 @@ pub fn defined(text: &str) -> Vec<Acronym> {
 }
 
 /// The run of `words` (start and end) whose initials spell `letters` (the short words of
-/// [`SKIPPED`] may be left out), ending at most two words before the end.
+/// [`left_out`] may be left out), ending at most two words before the end.
 fn spelled(words: &[&str], letters: &str) -> Option<(usize, usize)> {
     let want: Vec<char> = letters.to_lowercase().chars().collect();
     let n = words.len();
     for end in (n.saturating_sub(2)..=n).rev() {
         for start in (0..end).rev() {
             let run = &words[start..end];
-            let initials = |skip: bool| -> Vec<char> {
+            let firsts = |skip: bool| -> Vec<char> {
                 run.iter()
-                    .filter(|w| !(skip && SKIPPED.contains(&w.to_lowercase().as_str())))
+                    .filter(|w| !(skip && left_out(w)))
                     .filter_map(|w| w.chars().next())
                     .flat_map(char::to_lowercase)
                     .collect()
             };
-            if initials(false) == want || initials(true) == want {
+            if firsts(false) == want || firsts(true) == want {
                 return Some((start, end));
             }
             if run.len() > want.len() * 2 {
@@ -124,6 +121,11 @@ fn spelled(words: &[&str], letters: &str) -> Option<(usize, usize)> {
         }
     }
     None
+}
+
+/// A short word an acronym may leave out of its letters ([`lexicon::LEFT_OUT_OF_ACRONYMS`]).
+fn left_out(word: &str) -> bool {
+    lexicon::LEFT_OUT_OF_ACRONYMS.contains(&word.to_lowercase().as_str())
 }
 
 /// The stems `sentence` says through `acronyms` beyond its own (`own`), each acronym with
@@ -156,9 +158,9 @@ pub fn said_through(
     out
 }
 
-/// Whether `sentence` writes the words an acronym stands for one after the other (short
-/// words of [`SKIPPED`] aside): "the harbour master signs" spells out "HM", "the master of
-/// the harbour" does not.
+/// Whether `sentence` writes the words an acronym stands for one after the other (the short
+/// words of [`left_out`] aside): "the harbour master signs" spells out "HM", "the master of the
+/// harbour" does not.
 fn spells_out(sentence: &str, a: &Acronym) -> bool {
     let parts: Vec<&String> = a
         .stands_for
@@ -167,7 +169,7 @@ fn spells_out(sentence: &str, a: &Acronym) -> bool {
         .collect();
     let words: Vec<String> = sentence
         .split(|ch: char| !(ch.is_alphanumeric() || ch == '&'))
-        .filter(|w| !w.is_empty() && !SKIPPED.contains(&w.to_lowercase().as_str()))
+        .filter(|w| !w.is_empty() && !left_out(w))
         .map(|w| stem(&w.to_lowercase()))
         .collect();
     !parts.is_empty()
@@ -176,9 +178,9 @@ fn spells_out(sentence: &str, a: &Acronym) -> bool {
             .any(|w| w.iter().zip(&parts).all(|(x, y)| x == *y))
 }
 
-/// Acronyms a question may be spelled out in ("non-maintainer upload" → "nmu"): the initials
+/// Acronyms a question may be spelled out in ("hull survey certificate" → "hsc"): the initials
 /// of every run of three or four consecutive content words within one clause, lower-cased.
-/// Documents often use only the short form ("NMUs"), which shares no word with the long one.
+/// Documents often use only the short form ("HSCs"), which shares no word with the long one.
 pub fn initials(text: &str) -> Vec<String> {
     let mut out = Vec::new();
     for clause in text.split([',', ';', ':', '?', '.', '!', '(', ')']) {
@@ -218,10 +220,9 @@ mod tests {
 
     #[test]
     fn acronyms_of_spelled_out_names() {
-        let a = initials(
-            "Which changes belong in a non-maintainer upload, per the Developer's Reference?",
-        );
-        assert!(a.contains(&"nmu".to_owned()), "{a:?}");
+        let a =
+            initials("Which repairs call for a hull-survey certificate, per the boatyard code?");
+        assert!(a.contains(&"hsc".to_owned()), "{a:?}");
         // Two words make no acronym, and a comma ends a run.
         assert!(!a.iter().any(|x| x.len() < 3), "{a:?}");
         assert!(initials("capital, ratio, bank").is_empty());

@@ -408,8 +408,8 @@ pub fn defined_acronyms(
 }
 
 /// Gives each candidate the words it says through an acronym the evidence defines
-/// ([`defined_acronyms`]): "an RC bug" speaks of the release-critical bug a question spells
-/// out, and back.
+/// ([`defined_acronyms`]): "an HM notice" speaks of the harbour-master notice a question
+/// spells out, and back.
 pub fn credit_acronyms(
     terms: &HashMap<String, f32>,
     evidence: &[Evidence],

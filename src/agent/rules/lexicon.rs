@@ -501,6 +501,10 @@ pub fn ends_like_plural(word: &str) -> bool {
     word.len() > 3 && word.ends_with('s') && !word.ends_with("ss")
 }
 
+/// Short words an acronym may leave out of its letters ("Department of Harbours" is "DH" as
+/// well as "DOH"); see `acronyms::defined`.
+pub const LEFT_OUT_OF_ACRONYMS: [&str; 6] = ["of", "and", "the", "for", "on", "&"];
+
 /// Words that open a noun phrase before its noun ("*the* notice period", "*their* lockers",
 /// "*each* berth"): what follows them is a thing, not a verb's clause.
 pub const NOUN_DETERMINERS: [&str; 9] = [

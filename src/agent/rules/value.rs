@@ -188,8 +188,8 @@ pub struct Asks {
     /// any case ("The club's treasurer is the vice-commodore"); see [`says_who_holds`].
     pub role: Option<String>,
     /// Words (stemmed) of what a value is said of, one of which a quote giving the value must
-    /// hold: the event a time is counted to or from ("orphan" of "How many days before
-    /// orphaning a boat …", [`time_event`]) and the role asked who holds ("master" of "Who is
+    /// hold: the event a time is counted to or from ("moor" of "How many days before
+    /// mooring a boat …", [`time_event`]) and the role asked who holds ("master" of "Who is
     /// the harbour master?"). A value said of a neighbouring event or post ("21 days to object
     /// to a transfer", "the Harbour Board") answers another question.
     pub said_of: Vec<String>,
@@ -1504,27 +1504,16 @@ mod tests {
             time_event("Within how many days prior to the regatta must entries close?"),
             vec![stem("regatta")]
         );
-        assert_eq!(
-            time_event("How many days is a berth held?"),
-            Vec::<String>::new()
-        );
-        // A clause, a bare noun or a bound before the interrogative names no event.
-        assert_eq!(
-            time_event("How long is a hull dried before it is painted?"),
-            Vec::<String>::new()
-        );
-        assert_eq!(
-            time_event("How long after the survey that found damage may a boat sail?"),
-            Vec::<String>::new()
-        );
-        assert_eq!(
-            time_event("How many days before boats leave must crews sign on?"),
-            Vec::<String>::new()
-        );
-        assert_eq!(
-            time_event("After how many hours must a berth holder report damage?"),
-            Vec::<String>::new()
-        );
+        // No event: none named, a clause, a bare noun, a bound before the interrogative.
+        for q in [
+            "How many days is a berth held?",
+            "How long is a hull dried before it is painted?",
+            "How long after the survey that found damage may a boat sail?",
+            "How many days before boats leave must crews sign on?",
+            "After how many hours must a berth holder report damage?",
+        ] {
+            assert!(time_event(q).is_empty(), "{q}");
+        }
         let wait = asks("How many days must a skipper wait before renaming a boat?");
         let subject: HashSet<String> = ["skipper", "wait", "renam", "boat"]
             .iter()
