@@ -5,7 +5,8 @@
 //! numbers compared by value, so "thirty" meets "30") occur in the verified quotes, and every
 //! figure it states occurs there too: a changed number, date or clause is the commonest claim
 //! that reads well and is not in the documents. A lead-in ending with a colon claims nothing
-//! and is kept.
+//! and is kept; a claim whose terms a kept claim already holds says nothing new and goes (a
+//! weak model repeats itself).
 //!
 //! Owns: what "supported" means. Must not: verify quotes (`evidence::cite` does that against
 //! the page) or decide confidence (the graph's confidence check weighs the share).
@@ -48,6 +49,8 @@ pub fn ground(answer: &str, quotes: &[&str]) -> Grounded {
     let mut lines: Vec<String> = Vec::new();
     let mut claims = 0;
     let mut unsupported = Vec::new();
+    // The terms of each claim kept so far.
+    let mut said: Vec<HashSet<String>> = Vec::new();
     for line in answer.lines() {
         let (marker, body) = split_marker(line);
         if body.trim().is_empty() {
@@ -64,10 +67,16 @@ pub fn ground(answer: &str, quotes: &[&str]) -> Grounded {
                 kept.push(s.text);
                 continue;
             }
+            // A claim that says again what a kept one said (a weak model's loop) is no new
+            // claim: it is left out and not counted.
+            if said.iter().any(|k| t.is_subset(k)) {
+                continue;
+            }
             claims += 1;
             if supported(&t, &support) {
                 kept_claim = true;
                 kept.push(s.text);
+                said.push(t);
             } else {
                 dropped = true;
                 unsupported.push(s.text);
@@ -197,6 +206,19 @@ mod tests {
             "The rules:\n\n- Visitors sign the register at the front desk.\n1. Badges are returned within thirty days."
         );
         assert_eq!(g.unsupported.len(), 1);
+    }
+
+    #[test]
+    fn a_claim_said_again_is_left_out_uncounted() {
+        let g = ground(
+            "Visitors must sign the register at the front desk. Visitors sign the register at the front desk. Visitors must sign the register.\nBadges are returned within thirty days.",
+            &QUOTES,
+        );
+        assert_eq!(
+            g.text,
+            "Visitors must sign the register at the front desk.\nBadges are returned within thirty days."
+        );
+        assert_eq!((g.claims, g.share()), (2, 1.0));
     }
 
     #[test]
