@@ -124,6 +124,22 @@ async fn server_on(addr: &str, script: Vec<Reply>) -> Server {
     }
 }
 
+/// The question most scripted replies here answer (the banking fixture's capital buffer).
+const BUFFER: &str = "What capital conservation buffer must a licensed bank hold?";
+
+/// A library whose model is the scripted server `s`, and its answer to [`BUFFER`].
+async fn buffer_answered(
+    s: &Server,
+) -> (
+    TestLib,
+    policypal::store::Profile,
+    policypal::agent::types::TurnResult,
+) {
+    let (t, p) = library(&s.url, 30).await;
+    let turn = ask_ok(&Agent::new(&t.lib), &p, ask(BUFFER)).await;
+    (t, p, turn)
+}
+
 async fn library(url: &str, timeout_secs: u64) -> (TestLib, policypal::store::Profile) {
     let settings = Settings {
         llm: Some(LlmSettings {
@@ -233,14 +249,7 @@ async fn a_reply_in_prose_after_the_retry_is_cited_by_the_passages_that_support_
     // thrown away; its supported sentences are now shown, cited by the passages' own words.
     const PROSE: &str = "A licensed bank must hold a capital conservation buffer of 2.5 per cent of its risk-weighted assets. Banks may pay dividends whenever the board wishes.";
     let s = server(vec![Reply::Text(PROSE), Reply::Text(PROSE)]).await;
-    let (t, p) = library(&s.url, 30).await;
-    let agent = Agent::new(&t.lib);
-    let turn = ask_ok(
-        &agent,
-        &p,
-        ask("What capital conservation buffer must a licensed bank hold?"),
-    )
-    .await;
+    let (t, p, turn) = buffer_answered(&s).await;
     assert_eq!(s.bodies.lock().unwrap().len(), 2, "one corrective retry");
     assert_eq!(turn.answer.status, Status::Answered, "{}", turn.answer.text);
     assert!(
@@ -261,14 +270,7 @@ async fn malformed_output_gets_one_corrective_retry_then_the_quotes_with_a_note(
         Reply::Text(GOOD),
     ])
     .await;
-    let (t, p) = library(&s.url, 30).await;
-    let agent = Agent::new(&t.lib);
-    let turn = ask_ok(
-        &agent,
-        &p,
-        ask("What capital conservation buffer must a licensed bank hold?"),
-    )
-    .await;
+    let (_, _, turn) = buffer_answered(&s).await;
     assert_eq!(turn.answer.status, Status::Answered);
     assert_eq!(s.bodies.lock().unwrap().len(), 2);
 
@@ -311,16 +313,10 @@ async fn malformed_output_gets_one_corrective_retry_then_the_quotes_with_a_note(
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_evidence_decides_whether_to_answer_and_unreachable_or_slow_servers_are_clear_errors() {
     let s = server(vec![Reply::Text("NO_ANSWER")]).await;
-    let (t, p) = library(&s.url, 30).await;
-    let agent = Agent::new(&t.lib);
     // The model finds no answer where the evidence holds one: the quotes answer, with a note
     // (a weak model refuses no more than extractive mode).
-    let turn = ask_ok(
-        &agent,
-        &p,
-        ask("What capital conservation buffer must a licensed bank hold?"),
-    )
-    .await;
+    let (t, p, turn) = buffer_answered(&s).await;
+    let agent = Agent::new(&t.lib);
     assert_eq!(turn.answer.status, Status::Answered, "{}", turn.answer.text);
     assert!(
         turn.answer
