@@ -3,7 +3,8 @@
 //!
 //! Owns: `cite` (a quote becomes a citation only if it is found verbatim on its page),
 //! `quote_on_page` (where a cited quote is on its page, for the page view), `evidence_of`,
-//! `refusal`, `label`. Must not: decide what to answer (the actions do).
+//! `refusal`, `label`, `finish_last_sentence` (a passage cut inside a sentence, finished from
+//! its page). Must not: decide what to answer (the actions do).
 
 use crate::Error;
 
@@ -64,6 +65,29 @@ pub async fn quote_on_page(
 }
 
 impl Agent<'_> {
+    /// Finishes a passage whose chunk stops inside its last sentence with the rest of that
+    /// sentence from its page (`text::rest_of_last_sentence`): a rule read from the passage
+    /// keeps the measure its end states. The passage is unchanged when its end is not on its
+    /// main page.
+    pub(in crate::agent) async fn finish_last_sentence(
+        &self,
+        profile: &Profile,
+        e: &mut Evidence,
+    ) -> Result<(), Error> {
+        let Some(page) = self
+            .lib
+            .store()
+            .page_text(&profile.id, &e.document_id, e.page)
+            .await?
+        else {
+            return Ok(());
+        };
+        if let Some(rest) = text::rest_of_last_sentence(&e.text, &page) {
+            e.text.push_str(rest);
+        }
+        Ok(())
+    }
+
     /// Each candidate sentence's cosine similarity to the question (in the order of
     /// `extractive::candidates(evidence)`), from the library's embedder: the signal that a
     /// sentence answers in other words than the question's (measured by `eval --signals`; not

@@ -206,7 +206,8 @@ impl Agent<'_> {
                     );
                 }
                 for h in &hits {
-                    let e = evidence_of(h);
+                    let mut e = evidence_of(h);
+                    self.finish_last_sentence(profile, &mut e).await?;
                     // The line that introduces a list lends its words to the list's items,
                     // as a table's header row to its rows.
                     let ss = text::sentences(&e.text);
@@ -564,12 +565,15 @@ impl Agent<'_> {
                 // the act it grants ("a member may be removed" backs nothing of what a member
                 // may serve as).
                 let grants = audit::permits(&s.text);
-                let permitted = |rule: &audit::Clause| {
+                // A permission that allows less than the rule still bounds what it allows
+                // (`audit::beyond_permission`): it clears no number beyond its own.
+                let permitted = |rule: &audit::Clause, out_of_range: bool| {
                     candidates
                         .iter()
                         .zip(&sims)
                         .filter(|(c, _)| {
                             c.clause.deontic == Deontic::Permission
+                                && !(out_of_range && audit::beyond_permission(s, rule, &c.sentence))
                                 && audit::shared(&s.terms, &c.clause.terms) >= 2
                                 && audit::shared(&rule.terms, &c.clause.terms) >= 1
                                 && (!grants
@@ -665,7 +669,10 @@ impl Agent<'_> {
                         Some(conflict)
                             if conflict.rule == AuditRule::OutOfRange
                                 && sim < governing(&audit::measured_alike(s, &c.clause), c) => {}
-                        Some(conflict) if sim + 0.05 >= permitted(&c.clause) => {
+                        Some(conflict)
+                            if sim + 0.05
+                                >= permitted(&c.clause, conflict.rule == AuditRule::OutOfRange) =>
+                        {
                             mine.push((ci, conflict, sim));
                         }
                         Some(_) => {}

@@ -3,14 +3,28 @@
 //! per part and one summary (spec 002), every sentence grounded in the quotes it cites. Must
 //! not: summarize a document from anything but its own passages.
 
+use std::collections::HashSet;
+
 use crate::Error;
 use crate::agent::evidence::*;
 use crate::agent::graph::{Node, Transition};
-use crate::agent::rules::summary;
+use crate::agent::resolve;
+use crate::agent::rules::{extractive, summary, text};
 use crate::agent::synthesis::{Outcome, QUOTES_PER_PART, Task};
 use crate::agent::types::*;
 use crate::agent::{Agent, Emit};
+use crate::library::{MAX_QUERY_CHARS, SearchRequest};
 use crate::store::Profile;
+
+/// Fewest pages of a document whose summary on one subject is read where the search finds
+/// that subject ([`summary::focus`]): a shorter document is summarized whole, which already
+/// covers any part of it. Lower narrows more summaries to the search's passages (a short
+/// policy's summary on "its rules for visitors" would lose the rest of it).
+const FOCUS_MIN_PAGES: i64 = 20;
+
+/// Passages a summary on one subject is read from: the search's best on that subject in the
+/// document, in document order. More reaches further from the subject.
+const FOCUS_PASSAGES: usize = 16;
 
 impl Agent<'_> {
     /// Summarize: key points spread over each resolved document, each quoted verbatim with its
@@ -39,6 +53,8 @@ impl Agent<'_> {
         let mut citations = Vec::new();
         let mut evidence = Vec::new();
         let mut proposed = 0usize;
+        let request = resolve::strip_tags(&state.question);
+        let mut focused: Vec<String> = Vec::new();
         for id in &ids {
             let d = self.lib.store().document(&profile.id, id).await?;
             let rows = index.rows(&profile.id, &d.id).await?;
@@ -50,12 +66,44 @@ impl Agent<'_> {
                     char_start: r.char_start,
                 })
                 .collect();
-            let points = summary::key_points(&passages, per_doc);
+            // A long document summarized on one part of it ("… advice on winter storage") is
+            // read where the search finds that part; a short one, or a part most of it is
+            // about, is read whole, which covers it.
+            let mut names = extractive::name_stems(&d.title, &d.file_name);
+            names.extend(self.printed_name(profile, &d.id).await?);
+            let part = summary::focus(&request, &names).filter(|part| {
+                d.page_count >= FOCUS_MIN_PAGES && !summary::covers_most(&passages, part, &names)
+            });
+            // The rows read, by index, in document order.
+            let mut read: Vec<usize> = (0..rows.len()).collect();
+            if let Some(part) = &part {
+                let hits = self
+                    .lib
+                    .search(
+                        profile,
+                        &SearchRequest {
+                            query: text::clip(part, MAX_QUERY_CHARS).to_owned(),
+                            k: FOCUS_PASSAGES,
+                            documents: vec![d.id.clone()],
+                            ..SearchRequest::default()
+                        },
+                    )
+                    .await?;
+                let on_it: HashSet<&str> = hits.iter().map(|h| h.hit.chunk_id.as_str()).collect();
+                if !on_it.is_empty() {
+                    read.retain(|&i| on_it.contains(rows[i].chunk_id.as_str()));
+                    focused.push(part.clone());
+                }
+            }
+            let chosen: Vec<summary::Passage<'_>> = read.iter().map(|&i| passages[i]).collect();
+            let points = summary::key_points(&chosen, per_doc);
             let before = citations.len();
             let mut points_text = String::new();
             for p in points {
                 proposed += 1;
-                let r = &rows[p.passage];
+                let Some(r) = read.get(p.passage).and_then(|&i| rows.get(i)) else {
+                    continue;
+                };
                 let e = Evidence {
                     chunk_id: r.chunk_id.clone(),
                     document_id: d.id.clone(),
@@ -86,11 +134,18 @@ impl Agent<'_> {
             let key_points = if ids.len() > 1 {
                 String::new()
             } else {
-                format!(
-                    "Key points of **{}** ({} pages), in document order:\n\n",
-                    d.label(),
-                    d.page_count
-                )
+                match &part {
+                    Some(part) => format!(
+                        "Key points of **{}** ({} pages) on “{part}”, in document order:\n\n",
+                        d.label(),
+                        d.page_count
+                    ),
+                    None => format!(
+                        "Key points of **{}** ({} pages), in document order:\n\n",
+                        d.label(),
+                        d.page_count
+                    ),
+                }
             };
             body.push_str(&heading);
             if citations.len() == before {
@@ -106,7 +161,15 @@ impl Agent<'_> {
             };
             let quotes = citations[before..].to_vec();
             match self
-                .written_summary(profile, model, &d, &quotes, &mut usage, emit)
+                .written_summary(
+                    profile,
+                    model,
+                    &d,
+                    part.as_deref(),
+                    &quotes,
+                    &mut usage,
+                    emit,
+                )
                 .await?
             {
                 Outcome::Written(w) => {
@@ -146,12 +209,18 @@ impl Agent<'_> {
                 Level::Medium
             },
             score: verification,
-            reason: format!(
-                "{} key points quoted verbatim, spread from the beginning to the end of {} document{}",
-                citations.len(),
-                ids.len(),
-                if ids.len() == 1 { "" } else { "s" }
-            ),
+            reason: match focused.first() {
+                Some(part) => format!(
+                    "{} key points quoted verbatim from the passages on “{part}”",
+                    citations.len()
+                ),
+                None => format!(
+                    "{} key points quoted verbatim, spread from the beginning to the end of {} document{}",
+                    citations.len(),
+                    ids.len(),
+                    if ids.len() == 1 { "" } else { "s" }
+                ),
+            },
             retrieval: 1.0,
             coverage: 1.0,
             verification,
@@ -176,20 +245,29 @@ impl Agent<'_> {
     /// document's quotes are summarized at once; a longer one's are read in parts of
     /// [`QUOTES_PER_PART`], each written up as notes, and the summary is written from the notes
     /// and the quotes they cite. Every step is grounded; a part whose notes are unusable leaves
-    /// its quotes to the summary step.
+    /// its quotes to the summary step. `part`: the part of the document the request asks
+    /// about ([`summary::focus`]), which the summary is written on.
+    #[allow(clippy::too_many_arguments)]
     async fn written_summary(
         &self,
         profile: &Profile,
         model: &crate::llm::ChatModel,
         d: &crate::store::Document,
+        part: Option<&str>,
         quotes: &[Citation],
         usage: &mut Option<Usage>,
         emit: Emit<'_>,
     ) -> Result<Outcome, Error> {
-        let summary_task = format!(
-            "Summarize {} in at most 6 sentences: its purpose and scope, then its main rules and obligations (who must do what, with the numbers and time limits it sets).",
-            d.label()
-        );
+        let summary_task = match part {
+            Some(part) => format!(
+                "Summarize what {} says on “{part}” in at most 6 sentences: its main rules and advice on it (who must do what, with the numbers and time limits it sets).",
+                d.label()
+            ),
+            None => format!(
+                "Summarize {} in at most 6 sentences: its purpose and scope, then its main rules and obligations (who must do what, with the numbers and time limits it sets).",
+                d.label()
+            ),
+        };
         if quotes.len() <= QUOTES_PER_PART {
             emit(&Event::Status {
                 message: format!("Summarizing {}", d.label()),

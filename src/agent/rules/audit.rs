@@ -89,6 +89,10 @@ pub struct Clause {
     /// The words a prohibition forbids by quoting them ("Never use “sharp” in the package
     /// name", "must not be marked 'final'"), lower case: a text that writes one breaks it.
     pub forbidden_words: Vec<String>,
+    /// What a rule requires to be kept apart, as terms ("on *different disks*", "by *another
+    /// person*", "a *separate account*"; see [`kept_apart`]): a text that uses the same one
+    /// breaks it. Empty for a rule that requires nothing apart.
+    pub apart: HashSet<String>,
 }
 
 /// A lower or upper bound on a quantity ("at least three years", "within 30 days").
@@ -159,6 +163,9 @@ pub struct Statement {
     pub quantities: Vec<(String, f64, Dimension)>,
     /// Thresholds from which it applies what it says ("only for claims above 50 euros").
     pub thresholds: Vec<(String, f64, Dimension)>,
+    /// What it says is the same, as written and as terms ("on the *same disk*", "the *same
+    /// person* approves and pays"; see [`kept_apart`]).
+    pub same: Vec<(String, HashSet<String>)>,
 }
 
 /// A clause of a statement.
@@ -198,9 +205,33 @@ pub struct Conflict {
 
 static PATH: Pattern =
     LazyLock::new(|| regex(r"(?:^|[\s(“\x22'])(/[A-Za-z0-9_.<>*-]+(?:/[A-Za-z0-9_.<>*-]+)*)"));
+/// A path joined to a required one by "or" or "and" ("… into ”/usr/local” or ”/opt”"), at
+/// the start of the text after it.
+static OR_PATH: Pattern = LazyLock::new(|| {
+    regex(
+        r#"^["”’']?\s*,?\s*(?:or|and)\s+(?:the\s+)?["“”'‘’]?(/[A-Za-z0-9_.<>*-]+(?:/[A-Za-z0-9_.<>*-]+)*)"#,
+    )
+});
+
+/// The paths [`OR_PATH`] joins, one after the other, to a required path that `rest` follows.
+fn alternative_paths(mut rest: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    while let Some(c) = OR_PATH.as_ref().and_then(|re| re.captures(rest)) {
+        let (Some(whole), Some(path)) = (c.get(0), c.get(1)) else {
+            break;
+        };
+        out.push(trim_path(path.as_str()));
+        rest = &rest[whole.end()..];
+    }
+    out
+}
+
+/// A location a rule requires: a verb of placing after a modal, then a path, which may stand in
+/// quotes ("should install programs compiled from source into ”/usr/local” or ”/opt”"); the
+/// paths it joins by "or" are each allowed (see [`clause`]).
 static REQUIRED_PATH: Pattern = LazyLock::new(|| {
     regex(
-        r"(?i)\b(?:must|shall|should|is to|are to)\s+(?:only\s+)?(?:be\s+)?(?:installed|placed|located|stored|kept|put|written|found|created)\s+(?:in|into|under|to|at|below)\s+(?:the\s+)?(?:directory\s+|hierarchy\s+)?(/[A-Za-z0-9_.<>*-]+(?:/[A-Za-z0-9_.<>*-]+)*)",
+        r#"(?i)\b(?:must|shall|should|is to|are to)\s+(?:only\s+)?(?:be\s+)?(?:install|installed|place|placed|located|store|stored|keep|kept|put|write|written|found|create|created)\s+(?:(?:[a-z-]+\s+){0,6}?)(?:in|into|under|to|at|below)\s+(?:the\s+)?(?:directory\s+|hierarchy\s+)?["“”'‘’]?(/[A-Za-z0-9_.<>*-]+(?:/[A-Za-z0-9_.<>*-]+)*)"#,
     )
 });
 static LABELLED: Pattern = LazyLock::new(|| regex(r"(?i)\b(mode|umask|port)\s+([0-9]{2,5})\b"));
@@ -214,12 +245,12 @@ static FIELD: Pattern = LazyLock::new(|| {
 /// it is no unit of time, money or per cent (see `measure`).
 const COUNTED: &str = r"[a-z]{3,}\b";
 /// A numeric bound: "at least 30 days", "no more than EUR 500", "within two weeks", "no later
-/// than 30 days after …".
+/// than 30 days after …", "at least a year" (an article and a unit of time: one of it).
 static BOUND: Pattern = LazyLock::new(|| {
     regex(&format!(
         r"(?ix)\b((?:a\s+)?(?:minimum|maximum)\s+(?:[a-z-]+\s+){{0,4}}?of|at\s+least|no\s+less\s+than|not\s+less\s+than|a\s+minimum\s+of|minimum\s+of|within|no\s+later\s+than|not\s+later\s+than|no\s+more\s+than|not\s+more\s+than|at\s+most|a\s+maximum\s+of|maximum\s+of|not\s+(?:to\s+)?exceed(?:ing)?|up\s+to|limited\s+to|capped\s+at)\s+
         ((?:{CURRENCIES})\s?)?
-        (\d+(?:[.,]\d+)?|{numbers})
+        (\d+(?:[.,]\d+)?|{numbers}|an?\s+(?:{TIME_UNITS})\b)
         \s*({PERCENT}|{TIME_UNITS}|{CURRENCY_WORDS}|{COUNTED})?",
         numbers = lexicon::number_words(),
     ))
@@ -286,14 +317,23 @@ static RETAINED_FOR: Pattern = LazyLock::new(|| {
 });
 
 /// A period something lasts or may be done in: "holds office for one year", "for a period of 30
-/// days", "during the first week", "the next two days" (no number: one). Read as a bound by
-/// [`periods`]: exact when stated without a modal, at most when allowed ("may … during the
-/// first week"), at least when required ("must wait for 24 hours").
+/// days", "during the first week", "the next two days" (no number: one), "a notice period of
+/// three months" (a period named by what it is for). Read as a bound by [`periods`]: exact when
+/// stated without a modal, at most when allowed ("may … during the first week"), at least when
+/// required ("must wait for 24 hours").
 static FOR_PERIOD: Pattern = LazyLock::new(|| {
     regex(&format!(
-        r"(?ix)\b(?:(?:for|during)\s+(?:a\s+period\s+of\s+)?({numbers}|\d+(?:[.,]\d+)?)|(?:(?:for|during)\s+)?the\s+(?:first|next|following)(?:\s+({numbers}|\d+(?:[.,]\d+)?))?)(?:\s+|-)({TIME_UNITS})\b",
+        r"(?ix)\b(?:(?:(?:for|during)\s+(?:a\s+period\s+of\s+)?|period\s+of\s+)({numbers}|\d+(?:[.,]\d+)?)|(?:(?:for|during)\s+)?the\s+(?:first|next|following)(?:\s+({numbers}|\d+(?:[.,]\d+)?))?)(?:\s+|-)({TIME_UNITS})\b",
         numbers = lexicon::number_words(),
     ))
+});
+
+/// An exception that points to other provisions ("except as expressly provided under this
+/// License", "except as otherwise set out in clause 4"): what the rule binds is decided there.
+static DEFERS: Pattern = LazyLock::new(|| {
+    regex(
+        r"(?i)\bexcept\s+as\s+(?:(?:expressly|otherwise|specifically|explicitly)\s+)*(?:provided|permitted|set\s+(?:out|forth)|stated|specified|described|allowed|authori[sz]ed|agreed|noted|indicated)\b",
+    )
 });
 
 /// A subject that "no" quantifies, before its modal: "after the deadline no more bids may be
@@ -518,8 +558,8 @@ static CONDITION: Pattern = LazyLock::new(|| {
 /// Concepts that contracts, licences and policies word in many ways — charging for something,
 /// endorsing, changing, including, giving notice, licensing, keeping something as it is,
 /// providing something to someone — so "fee" meets "sell", "licence" meets "licensed",
-/// "retain" meets "keep" and "offer" meets "supply" (matched on the lower-case word, before
-/// stemming). Families
+/// "retain" meets "keep", "offer" meets "supply", "patch" meets "modify" and "add" meets
+/// "include" (matched on the lower-case word, before stemming). Families
 /// written for single development items (output streams, exit codes, the file-system root,
 /// "running", assumptions) were deleted.
 fn concept(word: &str) -> Option<&'static str> {
@@ -534,9 +574,13 @@ fn concept(word: &str) -> Option<&'static str> {
             "§charge"
         } else if any(&["endors", "promot"]) {
             "§endorse"
-        } else if any(&["updat", "chang", "modif", "variab", "vary", "alter", "edit"]) {
+        } else if any(&[
+            "updat", "chang", "modif", "variab", "vary", "alter", "edit", "patch", "adjust",
+        ]) {
             "§change"
-        } else if any(&["contain", "includ", "ship", "bundl", "reproduc", "carr"]) {
+        } else if any(&["contain", "includ", "ship", "bundl", "reproduc", "carr"])
+            || matches!(word, "add" | "adds" | "added" | "adding")
+        {
             "§include"
         } else if any(&["mark", "notice", "label"]) {
             "§notice"
@@ -825,14 +869,66 @@ pub fn rule_pieces(sentence: &str) -> Vec<RulePiece<'_>> {
                 }
                 _ => text.to_owned(),
             };
-            out.push(RulePiece {
+            out.extend(excepted(RulePiece {
                 offset: offset + at,
                 text,
                 reading,
-            });
+            }));
         }
     }
     out
+}
+
+/// An exception a rule makes in a phrase of its own: ", but never on a race day", " but not
+/// with visitors" — "but", a negation and a preposition.
+static EXCEPTED: Pattern = LazyLock::new(|| regex(r"(?i),?\s+but\s+(never|not)\s+([a-z]+)\s"));
+
+/// A rule and the exception it makes ([`EXCEPTED`]) as two rules: "Hulls should be washed on
+/// every weekday, but never on a race day" is "Hulls should be washed on every weekday" and
+/// "Hulls should not be washed on a race day" — the rule's subject and modal, negated, with its
+/// verb up to its first phrase, and the exception's phrase in place of that phrase. A text that
+/// does on race days what the exception forbids breaks the rule, though it also washes hulls.
+/// The piece as it is when it makes no such exception, or when its rule has no positive modal
+/// or its verb no phrase to put the exception's in place of.
+fn excepted(piece: RulePiece<'_>) -> Vec<RulePiece<'_>> {
+    let split = || {
+        let re = EXCEPTED.as_ref()?;
+        let in_text = re.captures(piece.text)?;
+        let in_reading = re.captures(&piece.reading)?;
+        let phrase = in_reading.get(2)?;
+        if !lexicon::PREPOSITIONS.contains(&phrase.as_str().to_lowercase().as_str()) {
+            return None;
+        }
+        let head = &piece.reading[..in_reading.get(0)?.start()];
+        let modal = RULE_MODAL.as_ref()?.find(head)?;
+        if modal.as_str().contains(char::is_whitespace) {
+            return None;
+        }
+        let verb = &head[modal.end()..];
+        let verb_end = lexicon::PREPOSITIONS
+            .iter()
+            .filter_map(|p| verb.find(&format!(" {p} ")))
+            .min()?;
+        let tail = in_text.get(1)?.start();
+        Some(vec![
+            RulePiece {
+                offset: piece.offset,
+                text: &piece.text[..in_text.get(0)?.start()],
+                reading: head.to_owned(),
+            },
+            RulePiece {
+                offset: piece.offset + tail,
+                text: &piece.text[tail..],
+                reading: format!(
+                    "{} not{} {}",
+                    &head[..modal.end()],
+                    &verb[..verb_end],
+                    &piece.reading[phrase.start()..]
+                ),
+            },
+        ])
+    };
+    split().unwrap_or_else(|| vec![piece])
 }
 
 /// An item of a list read as a rule of its own: its pronoun subject ("- It must not exceed
@@ -1130,14 +1226,19 @@ fn main_clause_until(l: &str, breaks: &[&str]) -> String {
 /// not be if …"), a clause after a semicolon ("…; nevertheless, take care not to …") and a
 /// purpose set off by a comma ("…, to spare users … and prevent …") say something of their own,
 /// and so does the alternative a rule rules out ("be filed with the clerk instead of being
-/// sent by post"): it negates the alternative, not what the rule requires.
-const RULE_BREAKS: [&str; 6] = [
+/// sent by post"): it negates the alternative, not what the rule requires. A purpose of
+/// avoiding something needs no comma to be one ("stow fuel cans in the locker to avoid
+/// spills", "take steps to prevent theft"): the rule requires the act, and what it avoids is
+/// its reason.
+const RULE_BREAKS: [&str; 8] = [
     ", but ",
     "; ",
     ", to ",
     ", so as to ",
     ", in order to ",
     " instead of ",
+    " to avoid ",
+    " to prevent ",
 ];
 
 /// A rule's governed text without its content and relative clauses, each up to its comma or
@@ -1398,7 +1499,9 @@ pub fn clause(sentence: &str) -> Option<Clause> {
         format!(" {after}")
     };
     // "… except as expressly provided under this License": the rule defers to the others.
-    if governed.contains(" except as ") {
+    // An exception for a purpose ("must not be altered except as required to install it")
+    // defers to nothing: the rule binds beyond it.
+    if super::matches(&DEFERS, &governed) {
         return None;
     }
     let strong = !matches!(
@@ -1430,7 +1533,11 @@ pub fn clause(sentence: &str) -> Option<Clause> {
         .as_ref()
         .map(|re| {
             re.captures_iter(sentence)
-                .filter_map(|c| c.get(1).map(|m| trim_path(m.as_str())))
+                .filter_map(|c| c.get(1))
+                .flat_map(|m| {
+                    std::iter::once(trim_path(m.as_str()))
+                        .chain(alternative_paths(&sentence[m.end()..]))
+                })
                 .collect()
         })
         .unwrap_or_default();
@@ -1547,7 +1654,55 @@ pub fn clause(sentence: &str) -> Option<Clause> {
         } else {
             Vec::new()
         },
+        apart: if deontic == Deontic::Obligation && positive {
+            kept_apart(&APART, &governed)
+                .into_iter()
+                .flat_map(|(_, t)| t)
+                .collect()
+        } else {
+            HashSet::new()
+        },
     })
+}
+
+/// A word that sets something apart and the words after it: "different disks", "a separate
+/// account", "another person" (see [`Clause::apart`]).
+static APART: Pattern = LazyLock::new(|| {
+    regex(r"(?i)\b(?:different|separate|distinct|another)\s+((?:[a-z-]+\s+){0,2}[a-z-]+)")
+});
+
+/// A text's "same" and the words after it: "the same disk partition" (see
+/// [`Statement::same`]).
+static SAME: Pattern = LazyLock::new(|| regex(r"(?i)\bsame\s+((?:[a-z-]+\s+){0,2}[a-z-]+)"));
+
+/// Most words after a word that sets apart (or "same") that name what it is said of.
+const APART_WORDS: usize = 3;
+
+/// What `pattern` ([`APART`] or [`SAME`]) says is apart or the same, each as its words (up
+/// to [`APART_WORDS`] after the pattern's word, up to a function word: "different disks *and*
+/// machines" keeps "disks") and their terms.
+fn kept_apart(pattern: &Pattern, text_: &str) -> Vec<(String, HashSet<String>)> {
+    let Some(re) = pattern.as_ref() else {
+        return Vec::new();
+    };
+    re.captures_iter(text_)
+        .filter_map(|c| c.get(1))
+        .map(|m| {
+            let words: Vec<&str> = m
+                .as_str()
+                .split_whitespace()
+                .take(APART_WORDS)
+                .take_while(|w| !text::content_terms(w).is_empty())
+                .collect();
+            let phrase = words.join(" ");
+            let terms = terms(&phrase)
+                .into_iter()
+                .filter(|t| !t.starts_with('§'))
+                .collect();
+            (phrase, terms)
+        })
+        .filter(|(phrase, _)| !phrase.is_empty())
+        .collect()
 }
 
 /// Adjectives by which a rule that ends on them obliges ("… is mandatory"): such a rule
@@ -1797,14 +1952,26 @@ fn measure(currency: Option<&str>, n: f64, unit: Option<&str>) -> Option<(f64, D
 
 /// The quantity a match of [`BOUND`], [`THRESHOLD`] or [`QUANTITY`] measures, from its
 /// currency group (`currency`), the number group after it and the unit group after that.
+///
+/// The number group may hold an article and its unit of time ("at least a year", "within an
+/// hour"): one of that unit (whatever word follows it).
 fn measured(c: &regex::Captures<'_>, currency: usize) -> Option<(f64, Dimension)> {
-    let n = lexicon::number(c.get(currency + 1)?.as_str())?;
+    let number = c.get(currency + 1)?.as_str();
+    let (n, unit) = match number.split_once(char::is_whitespace) {
+        Some((article, unit)) if matches!(article.to_lowercase().as_str(), "a" | "an") => {
+            (1.0, Some(unit))
+        }
+        _ => (
+            lexicon::number(number)?,
+            c.get(currency + 2).map(|m| m.as_str()),
+        ),
+    };
     measure(
         c.get(currency)
             .map(|m| m.as_str())
             .filter(|m| !m.trim().is_empty()),
         n,
-        c.get(currency + 2).map(|m| m.as_str()),
+        unit,
     )
 }
 
@@ -1876,8 +2043,15 @@ fn bounds(text_: &str) -> Vec<Bound> {
             let kind = c.get(1)?.as_str().to_lowercase();
             let (value, dimension) = measured(&c, 2)?;
             let whole = c.get(0)?;
-            let lead =
-                lead_time || dimension == Dimension::Time && names_lead(&text_[whole.end()..]);
+            // A number group that holds its unit ("a year", see [`measured`]) ends the bound:
+            // the word the unit group took after it is the text's next word.
+            let number = c.get(3)?;
+            let end = if number.as_str().contains(char::is_whitespace) {
+                number.end()
+            } else {
+                whole.end()
+            };
+            let lead = lead_time || dimension == Dimension::Time && names_lead(&text_[end..]);
             let dimension = match dimension {
                 _ if lead => Dimension::Lead,
                 Dimension::Count(kind) if super::matches(&SIZE_BEFORE, &text_[..whole.start()]) => {
@@ -1886,7 +2060,7 @@ fn bounds(text_: &str) -> Vec<Bound> {
                 d => d,
             };
             Some(Bound {
-                text: c.get(0)?.as_str().trim().to_owned(),
+                text: text_[whole.start()..end].trim().to_owned(),
                 minimum: kind.contains("least")
                     || kind.contains("less")
                     || kind.contains("minimum")
@@ -1970,6 +2144,30 @@ fn quantities(text_: &str) -> Vec<(String, f64, Dimension)> {
             Some((whole.as_str().trim().to_owned(), v, d))
         })
         .collect()
+}
+
+/// Whether a statement that breaks a bound of `clause` stays out of range under a permission
+/// that measures the same thing: "may be fast-tracked with a notice period of 3 months"
+/// against "at least six months" allows three months, not the "two months" a text gives. A
+/// permission that states no such measure is not judged here (it may clear the statement).
+pub fn beyond_permission(statement: &Statement, clause: &Clause, permission: &str) -> bool {
+    let allowed = quantities(permission);
+    clause.bounds.iter().any(|b| {
+        statement.quantities.iter().any(|(_, v, d)| {
+            let outside = |limit: f64| {
+                if b.minimum {
+                    *v < limit * 0.999
+                } else {
+                    *v > limit * 1.001
+                }
+            };
+            comparable(d, &b.dimension)
+                && outside(b.value)
+                && allowed
+                    .iter()
+                    .any(|(_, p, pd)| comparable(pd, &b.dimension) && outside(*p))
+        })
+    })
 }
 
 /// Whether the words after a length of time make it a notice period ([`Dimension::Lead`]):
@@ -2180,6 +2378,7 @@ pub fn statement(sentence: &str) -> Statement {
         terms: terms(sentence),
         paths,
         names: names::given(sentence),
+        same: kept_apart(&SAME, sentence),
         values: labelled(sentence),
         thresholds: thresholds(sentence).into_iter().chain(exempt).collect(),
         quantities: quantities(sentence)
@@ -2491,6 +2690,24 @@ pub fn check(statement: &Statement, clause: &Clause, similarity: f32) -> Option<
                 }
             }
         }
+    }
+    // What the rule keeps apart the text keeps together: "on different disk partitions"
+    // against "on the same disk partition as the data".
+    if topical
+        && clause.positive
+        && let Some((together, _)) = statement
+            .same
+            .iter()
+            .find(|(_, t)| shared(t, &clause.apart) >= 1)
+    {
+        return Some(Conflict {
+            rule: AuditRule::WrongValue,
+            severity,
+            summary: format!(
+                "The text uses the same {together} where the clause requires them to differ"
+            ),
+            suggestion: "Keep them apart, as the clause requires.".into(),
+        });
     }
     // Order: the act the clause requires before an event is done after it.
     if !clause.before.is_empty() && topical {
@@ -3886,6 +4103,161 @@ mod tests {
         // A hyphenated quantity of a statement is read.
         let s = statement("Members vote in a one-week ballot.");
         assert_eq!(s.quantities.first().map(|q| q.1), Some(7.0));
+        // A period named by what it is for binds as "for" one does.
+        assert_eq!(
+            exact("Berth holders must give a notice period of three months."),
+            vec![(true, 3.0 * 30.4)]
+        );
+        // An article counts one unit of time, and nothing else.
+        assert_eq!(
+            exact("Hull surveys must be kept for at least a year after the sale."),
+            vec![(true, 365.0)]
+        );
+        assert_eq!(
+            exact("Skippers must report damage within a reasonable time."),
+            Vec::<(bool, f64)>::new()
+        );
+        let c = clause("Fuel must be ordered at least a week before the regatta.");
+        assert_eq!(
+            c.map(|c| c
+                .bounds
+                .iter()
+                .map(|b| (b.text.clone(), b.dimension.clone()))
+                .collect()),
+            Some(vec![("at least a week".to_owned(), Dimension::Lead)])
+        );
+    }
+
+    #[test]
+    fn an_exception_that_points_to_other_provisions_defers_and_one_for_a_purpose_binds() {
+        assert!(clause("Moorings must not be sublet except as provided in clause 9.").is_none());
+        assert!(clause("Moorings must not be sublet except as otherwise set out below.").is_none());
+        let bound = clause("Hull paint must not be altered except as required to repair it.");
+        assert_eq!(bound.map(|c| c.deontic), Some(Deontic::Prohibition));
+        // ... and a text that alters it freely breaks it (patching is altering).
+        let c = clause("Hull paint must not be modified except as required to repair it.");
+        let s = statement("We patch the hull paint freely to add a logo.");
+        assert!(c.is_some_and(|c| check(&s, &c, 0.6).is_some()));
+    }
+
+    #[test]
+    fn a_purpose_of_avoiding_something_is_no_negation_of_the_rule() {
+        let Some(c) = clause("Fuel cans should be stowed in the deck locker to avoid spills.")
+        else {
+            panic!("no clause");
+        };
+        assert!(c.positive);
+        let kept = statement("Fuel cans are stowed in the deck locker.");
+        assert!(check(&kept, &c, 0.7).is_none());
+        let broken = statement("Fuel cans are not stowed in the deck locker.");
+        assert!(check(&broken, &c, 0.7).is_some());
+    }
+
+    #[test]
+    fn what_a_rule_keeps_apart_a_text_keeps_together() {
+        let Some(c) = clause("Spare keys must be kept on different hooks from the boat keys.")
+        else {
+            panic!("no clause");
+        };
+        let together = statement("Spare keys are kept on the same hook as the boat keys.");
+        assert_eq!(
+            check(&together, &c, 0.7).map(|x| x.summary),
+            Some("The text uses the same hook where the clause requires them to differ".into())
+        );
+        let apart = statement("Spare keys are kept on a hook of their own.");
+        assert!(check(&apart, &c, 0.7).is_none());
+        // "Another person" is kept apart from "the same person".
+        let Some(c) =
+            clause("Each fuel invoice must be approved by another person than its buyer.")
+        else {
+            panic!("no clause");
+        };
+        let same = statement("The same person buys the fuel and approves the fuel invoice.");
+        assert!(check(&same, &c, 0.7).is_some());
+    }
+
+    #[test]
+    fn a_required_location_may_be_quoted_and_have_alternatives() {
+        let Some(c) = clause(
+            "You should store charts compiled by hand in ”/srv/charts” or ”/opt/charts” to avoid mixing them with the printed ones.",
+        ) else {
+            panic!("no clause");
+        };
+        assert_eq!(c.required_paths, vec!["/srv/charts", "/opt/charts"]);
+        let elsewhere =
+            statement("Charts compiled by hand are stored over the printed ones in /var/charts.");
+        assert!(check(&elsewhere, &c, 0.7).is_some());
+        let inside = statement("Charts compiled by hand are stored in /opt/charts.");
+        assert!(check(&inside, &c, 0.7).is_none());
+    }
+
+    #[test]
+    fn adding_something_to_a_list_includes_it() {
+        let Some(c) = clause("Do not include guest boats in the berth register.") else {
+            panic!("no clause");
+        };
+        let added = statement("We add guest boats to the berth register every evening.");
+        assert!(check(&added, &c, 0.6).is_some());
+    }
+
+    #[test]
+    fn a_rule_and_the_exception_it_makes_are_two_rules() {
+        let sentence = "Hulls should be washed on every weekday, but never on a race day.";
+        let pieces = rule_pieces(sentence);
+        let read: Vec<(&str, &str)> = pieces
+            .iter()
+            .map(|p| (p.text, p.reading.as_str()))
+            .collect();
+        assert_eq!(
+            read,
+            vec![
+                (
+                    "Hulls should be washed on every weekday",
+                    "Hulls should be washed on every weekday"
+                ),
+                (
+                    "never on a race day.",
+                    "Hulls should not be washed on a race day."
+                ),
+            ]
+        );
+        assert_eq!(pieces[1].offset, sentence.find("never").unwrap_or_default());
+        // The exception forbids what the text does.
+        let exception = clause(&pieces[1].reading);
+        let s = statement("Our hulls are washed on race days.");
+        assert!(exception.is_some_and(|c| check(&s, &c, 0.6).is_some()));
+        // No exception without a phrase, nor after a rule that forbids.
+        assert_eq!(
+            rule_pieces("Guests may bring drinks, but not glass bottles.").len(),
+            1
+        );
+        assert_eq!(
+            rule_pieces("Boats must not be left on the slip, but not in the yard either.").len(),
+            1
+        );
+    }
+
+    #[test]
+    fn a_permission_that_allows_less_still_bounds_what_it_allows() {
+        let Some(rule) = clause("Hull survey logs must be kept for at least six years.") else {
+            panic!("no rule");
+        };
+        let s = statement("We keep hull survey logs for two years.");
+        assert!(beyond_permission(
+            &s,
+            &rule,
+            "Logs of dinghies may be kept for a period of four years."
+        ));
+        assert!(!beyond_permission(
+            &s,
+            &rule,
+            "Logs of dinghies may be kept for a period of one year."
+        ));
+        assert!(!beyond_permission(
+            &s,
+            &rule,
+            "Logs of dinghies may be kept as the harbour master decides."
+        ));
     }
 
     #[test]
@@ -4054,6 +4426,7 @@ mod tests {
         assert!(crate::agent::rules::all_compile(&[
             &PATH,
             &REQUIRED_PATH,
+            &OR_PATH,
             &NEXT_RULE,
             &LABELLED,
             &FIELD,
@@ -4072,11 +4445,15 @@ mod tests {
             &MODAL_COMMA,
             &PERIOD,
             &CONJOINED_RULE,
+            &EXCEPTED,
             &RULE_MODAL,
             &THRESHOLD,
             &RETAINED_FOR,
             &FOR_PERIOD,
             &NO_SUBJECT,
+            &DEFERS,
+            &APART,
+            &SAME,
             &SIZE,
             &SIZE_BEFORE,
             &SIZE_STATED_BEFORE

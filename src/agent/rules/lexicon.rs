@@ -302,6 +302,30 @@ pub fn is_reference_noun(word: &str) -> bool {
     REFERENCE_NOUNS.iter().any(|n| *n == w || *n == singular)
 }
 
+/// Words of a request for a summary that say what is wanted of the document, never what part
+/// of it ("Summarize the manual's *advice* on …", "Give me an *overview* of …"): what is left
+/// of a request without them and the document's name is the part it asks about (see
+/// `summary::focus`).
+pub const SUMMARY_WORDS: [&str; 17] = [
+    "summarize",
+    "summarise",
+    "summary",
+    "overview",
+    "give",
+    "key",
+    "points",
+    "main",
+    "advice",
+    "rules",
+    "guidance",
+    "guidelines",
+    "requirements",
+    "provisions",
+    "says",
+    "say",
+    "text",
+];
+
 /// Nouns that name a document or a version of one: a question asking "which policy …" asks
 /// which text says something, not for a thing the text names. See `value::asked_noun`.
 pub const DOCUMENT_NOUNS: [&str; 6] = [

@@ -11,6 +11,7 @@
 use std::collections::{HashMap, HashSet};
 
 use super::extractive::stems;
+use super::lexicon;
 use super::text::{Sentence, sentences};
 
 /// One chunk of a document, in document order.
@@ -267,6 +268,73 @@ pub fn key_points(passages: &[Passage<'_>], max: usize) -> Vec<KeyPoint> {
     chosen
 }
 
+/// Whether the part a request asks about ([`focus`]) is what most of the document is about:
+/// more than half of its chunks carry every word of the part (besides the document's own
+/// name, `names`) in their heading path ("Chapter 4. After installation" for "what to do
+/// after installation"). Such a request is answered by the whole document's summary.
+pub fn covers_most(passages: &[Passage<'_>], part: &str, names: &HashSet<String>) -> bool {
+    let own: HashSet<String> = stems(part)
+        .into_iter()
+        .filter(|t| !names.contains(t))
+        .collect();
+    if own.is_empty() || passages.is_empty() {
+        return true;
+    }
+    let under = passages
+        .iter()
+        .filter(|p| {
+            let heading = stems(p.heading);
+            own.iter().all(|t| heading.contains(t))
+        })
+        .count();
+    2 * under > passages.len()
+}
+
+/// Words that open the part of a document a request for a summary asks about: "advice *on*
+/// backup", "what it says *about* fees", "the rules *for* visitors", "*regarding* …".
+const FOCUS_MARKERS: [&str; 5] = [" on ", " about ", " regarding ", " concerning ", " for "];
+
+/// Interrogatives that open the part asked about right after the request's verb ("Summarize
+/// *who* has chaired the club", "Summarize *how* a complaint is handled").
+const FOCUS_QUESTIONS: [&str; 6] = ["who", "what", "how", "when", "where", "which"];
+
+/// The part of a document a request for a summary asks about, as written: the words after a
+/// [`FOCUS_MARKERS`] word, or a question right after the verb — `None` when there is none, when
+/// it speaks of the document itself ("…: what it allows and how it is used"), or when nothing of
+/// it is left besides the document's own name (`names`, stemmed) and the words of asking for a
+/// summary (`lexicon::SUMMARY_WORDS`, `lexicon::DOCUMENT_NOUNS`): "Summarize the rules for
+/// berth holders" names the berth-holder rules' own document, not a part of it.
+pub fn focus(request: &str, names: &HashSet<String>) -> Option<String> {
+    let lower = format!(
+        " {} ",
+        request.to_lowercase().trim_end_matches(['.', '?', '!'])
+    );
+    let words: Vec<&str> = lower.split_whitespace().collect();
+    let after_verb = words
+        .iter()
+        .position(|w| w.starts_with("summari") || *w == "overview")
+        .and_then(|i| words.get(i + 1))
+        .filter(|w| FOCUS_QUESTIONS.contains(w))
+        .and_then(|w| lower.find(&format!(" {w} ")).map(|at| at + 1));
+    let after_marker = FOCUS_MARKERS
+        .iter()
+        .filter_map(|m| lower.find(m).map(|at| at + m.len()))
+        .min();
+    let start = after_verb.or(after_marker)?;
+    let part = lower[start..].trim();
+    let of_itself = part
+        .split(|c: char| !c.is_alphanumeric())
+        .any(|w| matches!(w, "it" | "its" | "itself"));
+    let own = stems(part).into_iter().any(|t| {
+        !names.contains(&t)
+            && !lexicon::SUMMARY_WORDS.iter().any(|w| stems(w).contains(&t))
+            && !lexicon::DOCUMENT_NOUNS
+                .iter()
+                .any(|w| stems(w).contains(&t))
+    });
+    (!of_itself && own).then(|| part.to_owned())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -456,5 +524,63 @@ mod tests {
         ];
         let k = key_points(&ps, 2);
         assert!(k.iter().any(|p| p.sentence.text == b), "{k:?}");
+    }
+
+    #[test]
+    fn a_request_for_a_summary_names_the_part_it_asks_about() {
+        let names = stems("Harbour Handbook harbour-handbook");
+        assert_eq!(
+            focus(
+                "Summarize the Harbour Handbook's advice on winter storage.",
+                &names
+            ),
+            Some("winter storage".to_owned())
+        );
+        assert_eq!(
+            focus(
+                "Summarize who has chaired the harbour board over the years",
+                &names
+            ),
+            Some("who has chaired the harbour board over the years".to_owned())
+        );
+        // The whole document, in its own words or by what it is.
+        assert_eq!(focus("Summarize the Harbour Handbook.", &names), None);
+        assert_eq!(
+            focus(
+                "Summarize the Harbour Handbook: what it is for and how it is kept.",
+                &names
+            ),
+            None
+        );
+        assert_eq!(
+            focus(
+                "Give me an overview of the harbour handbook policy.",
+                &names
+            ),
+            None
+        );
+        assert_eq!(
+            focus("Summarize the rules for the harbour handbook.", &names),
+            None
+        );
+    }
+
+    #[test]
+    fn a_part_most_of_the_document_is_about_is_the_whole_document() {
+        let passages: Vec<Passage<'_>> = (0..10)
+            .map(|i| Passage {
+                text: "Boats are winterised in the shed.",
+                heading: if i < 8 {
+                    "Chapter 2. Winter storage"
+                } else {
+                    "Chapter 3. Launching"
+                },
+                char_start: i * 100,
+            })
+            .collect();
+        let names = stems("Harbour Handbook");
+        assert!(covers_most(&passages, "winter storage", &names));
+        assert!(!covers_most(&passages, "launching", &names));
+        assert!(!covers_most(&passages, "the fuel dock", &names));
     }
 }

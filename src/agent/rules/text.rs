@@ -339,6 +339,40 @@ fn glued_marker(sentence: &str) -> usize {
     if word { digits } else { 0 }
 }
 
+/// Most characters taken from a page to finish a passage's last sentence
+/// ([`rest_of_last_sentence`]): a longer rest is no sentence's end but a run-on text.
+const REST_CHARS: usize = 400;
+
+/// Fewest characters of a passage's end that must be found on its page to know where the
+/// passage stops there ([`rest_of_last_sentence`]).
+const TAIL_KEY_CHARS: usize = 20;
+
+/// What finishes a passage's last sentence when the passage stops inside it (a chunk ends
+/// where its size runs out, not where its sentence does: "… will be kept for a" and, on the
+/// page, "minimum of six years after the contract ends."): the page's text after the passage
+/// up to the end of its first sentence, verbatim. `None` when the passage ends on a sentence's
+/// end, its end is not found exactly once on `page`, a paragraph starts right after it, or
+/// the rest runs longer than [`REST_CHARS`].
+pub fn rest_of_last_sentence<'a>(passage: &str, page: &'a str) -> Option<&'a str> {
+    let tail = passage.trim_end();
+    if tail.ends_with(['.', '!', '?', ';', ':']) {
+        return None;
+    }
+    let key_start = tail.char_indices().rev().nth(59).map_or(0, |(i, _)| i);
+    let key = &tail[key_start..];
+    if key.trim().chars().count() < TAIL_KEY_CHARS {
+        return None;
+    }
+    let at = page.find(key)?;
+    let rest = &page[at + key.len()..];
+    if rest.contains(key) || rest.trim_start_matches([' ', '\t']).starts_with("\n\n") {
+        return None;
+    }
+    let first = sentences(rest).into_iter().next()?;
+    let ends = rest[..first.end].ends_with(['.', '!', '?', ';', ':']);
+    (ends && first.end <= REST_CHARS).then(|| &rest[..first.end])
+}
+
 /// Like [`sentences`], but a sentence may also start lower-case after ". " (pasted notes often
 /// begin one with a command or a name: "… notice it. frobnicate --help now opens …").
 pub fn sentences_loose(passage: &str) -> Vec<Sentence> {
@@ -1312,5 +1346,29 @@ mod tests {
         assert!(looks_like_heading(
             "81 7.5.4 Handling new maintainer applications . . . . . . . . ."
         ));
+    }
+    #[test]
+    fn a_passage_cut_inside_its_last_sentence_is_finished_from_its_page() {
+        let page = "Harbour records.\nMooring logs of every berth will be kept for a\nminimum of six years after the season ends. Fuel receipts are kept for one year.";
+        let passage = "Harbour records.\nMooring logs of every berth will be kept for a";
+        assert_eq!(
+            rest_of_last_sentence(passage, page),
+            Some("\nminimum of six years after the season ends.")
+        );
+        // A passage that ends its sentence, or is not on the page, is left as it is.
+        assert_eq!(
+            rest_of_last_sentence("Mooring logs of every berth are kept on board.", page),
+            None
+        );
+        assert_eq!(
+            rest_of_last_sentence("Dinghy permits of the harbour are renewed every", page),
+            None
+        );
+        // A paragraph after the passage is no rest of its sentence.
+        let titled = "Mooring logs of every berth and their keepers\n\nFuel receipts are kept.";
+        assert_eq!(
+            rest_of_last_sentence("Mooring logs of every berth and their keepers", titled),
+            None
+        );
     }
 }

@@ -258,6 +258,10 @@ impl Asks {
         // \tSix years after").
         let strict = !self.lasting.is_empty() && !self.subject.is_empty();
         let measured: HashSet<&String> = self.subject.iter().collect();
+        // A name of the question written with letters and digits ("the Mk2 hull", "an
+        // ext4 volume") picks out what is measured from its kind: a value of another of the
+        // kind ("the Mk1 hull") answers another question.
+        let marks: Vec<&String> = subject.iter().copied().filter(|t| is_mark(t)).collect();
         let on_subject: Vec<&str> = quotes
             .iter()
             .map(|q| without_clause_number(q.trim_start()))
@@ -270,6 +274,7 @@ impl Asks {
                     subject.is_empty() || any(&subject)
                 };
                 on && (self.said_of.is_empty() || says_of(&have, &self.said_of))
+                    && marks.iter().all(|m| have.contains(*m))
             })
             .collect();
         let unmet = self.unmet(&on_subject.join(" "));
@@ -587,6 +592,13 @@ fn time_event(ask: &str) -> Vec<String> {
 
 /// Whether one of a text's stems (`have`) is one of `words` (stems), or shares its first five
 /// letters and all but the last two of the shorter ("expiry" and "expires").
+/// Whether a term is a name written with letters and digits ("mk2", "ext4", "ipv6"): a model,
+/// a format or a version named as one word. A clause or section number ("6.1.1(c)") opens with
+/// a digit and is no such name.
+fn is_mark(term: &str) -> bool {
+    term.starts_with(|c: char| c.is_ascii_alphabetic()) && term.chars().any(|c| c.is_ascii_digit())
+}
+
 fn says_of(have: &HashSet<String>, words: &[String]) -> bool {
     have.iter().any(|t| {
         words.iter().any(|w| {
@@ -2258,5 +2270,20 @@ mod tests {
             Kind::Number,
             "as required by section 4.2.1 of the code"
         ));
+    }
+
+    #[test]
+    fn a_value_of_another_model_of_the_kind_answers_another_question() {
+        let asks = asks("How many berths does the Mk2 pontoon have?");
+        let subject: HashSet<String> = ["berths", "mk2", "pontoon"]
+            .iter()
+            .map(|w| stem(w))
+            .collect();
+        let other = ["The Mk1 pontoon has 40 berths."];
+        assert_eq!(asks.unmet_in(&other, &subject), Some(Kind::Number));
+        let own = ["The Mk2 pontoon has 48 berths."];
+        assert_eq!(asks.unmet_in(&own, &subject), None);
+        assert!(!is_mark("6.1.1"));
+        assert!(is_mark("ext4"));
     }
 }
