@@ -47,6 +47,8 @@
 # probe 43 the autopkgtest specification (pandoc, pdfTeX) and Using APT Offline (WeasyPrint);
 # probe 44 the Developer's Reference and the Guide for Debian Maintainers as shipped (pdfTeX, dblatex);
 # probe 45 the Debian Linux Kernel Handbook (WeasyPrint) and the Developer's Reference.
+# probe 46 the Debian Reference (DBLaTeX, xdvipdfmx) and the Debian Reference Card, as shipped.
+# probe 47 the Debian Administrator's Handbook's security chapter and backup section (WeasyPrint).
 # Needs enscript, ghostscript, groff, shared-mime-info, dpkg-dev's docs and man-db's docs (the packages of a Debian 12 desktop), `apt-get download` of debian-faq,
 # harden-doc, debian-policy and doc-debian, and for probes 9 and 11 libreoffice-writer-nogui and the Python
 # packages python-docx and reportlab, and for probes 13 and 14 weasyprint and fpdf2.
@@ -548,4 +550,31 @@ done > "$w/kernel-handbook.html"
 python3 -c "import sys, weasyprint; weasyprint.HTML(sys.argv[1], base_url=sys.argv[2]).write_pdf(sys.argv[3])" \
   "$w/kernel-handbook.html" "$h" "$out/probe45/kernel-handbook.pdf"
 cp "$out/probe44/developers-reference.pdf" "$out/probe45/"
+rm -rf "$w"
+# Probe 46 (stop 48): the Debian Reference as Debian ships it (debian-reference-en's PDF,
+# DBLaTeX and xdvipdfmx, 261 pages of prose and tables) and the Debian Reference Card
+# (debian-refcard's two-page A4 card, set in columns).
+mkdir -p "$out/probe46"
+w=$(mktemp -d)
+for p in debian-reference-en debian-refcard; do
+  deb_unpack "$w" "$p" "$w/$p"
+done
+cp "$w/debian-reference-en/usr/share/debian-reference/debian-reference.en.pdf" "$out/probe46/debian-reference.pdf"
+gunzip -c "$w/debian-refcard/usr/share/doc/debian-refcard/refcard-en-a4.pdf.gz" > "$out/probe46/debian-refcard.pdf"
+rm -rf "$w"
+# Probe 47 (stop 48, written after every change of the stop, scored only): the security chapter
+# and the backup section of the Debian Administrator's Handbook (debian-handbook's HTML pages
+# printed by WeasyPrint).
+mkdir -p "$out/probe47"
+w=$(mktemp -d)
+deb_unpack "$w" debian-handbook "$w/hb"
+h="$w/hb/usr/share/doc/debian-handbook/html/en-US"
+for c in security sect.firewall-packet-filtering sect.supervision sect.other-security-considerations sect.dealing-with-compromised-machine; do
+  cat "$h/$c.html"
+done > "$w/handbook-security.html"
+cp "$h/sect.backup.html" "$w/handbook-backup.html"
+for d in handbook-security handbook-backup; do
+  python3 -c "import sys, weasyprint; weasyprint.HTML(sys.argv[1], base_url=sys.argv[2]).write_pdf(sys.argv[3])" \
+    "$w/$d.html" "$h" "$out/probe47/$d.pdf"
+done
 rm -rf "$w"
