@@ -755,18 +755,32 @@ fn kind_of(ask: &str) -> Option<Kind> {
         // "In which months …", "Which weekday …": a choice among the calendar's names is
         // answered by a date or a month.
         "which" if CALENDAR_NOUNS.contains(&word(0)) => Some(Kind::Date),
-        // "Which Java version must …", "Which date …": a version or a date is named by its
-        // value, so choosing which one asks for it. Any other "which" chooses among things and
-        // does not ask for a value: "which price applies" is answered by naming the price.
-        "which" => phrase_value(&rest).filter(|k| matches!(k, Kind::Version | Kind::Date)),
+        // "Which Java version must …", "Which date …", "Which port number …": a version, a
+        // date or a number is named by its value, so choosing which one asks for it. Any other
+        // "which" chooses among things and does not ask for a value: "which price applies" is
+        // answered by naming the price.
+        "which" => phrase_value(&rest).filter(|k| {
+            matches!(k, Kind::Version | Kind::Date)
+                || phrase_head(&rest).is_some_and(|h| matches!(h, "number" | "numbers"))
+        }),
         _ => None,
     }
 }
 
 /// The kind of value the noun phrase at the start of `rest` (the words after "what" or
-/// "which") names by its head — its last word before a function word ("for", "does", "of")
-/// ends it — looked up in [`VALUE_NOUNS`]; "is"/"are" and an article before it are skipped.
+/// "which") names by its head ([`phrase_head`]), looked up in [`VALUE_NOUNS`].
 fn phrase_value(rest: &[String]) -> Option<Kind> {
+    let head = phrase_head(rest)?;
+    VALUE_NOUNS
+        .iter()
+        .find(|(n, _)| *n == head)
+        .map(|(_, k)| *k)
+}
+
+/// The head of the noun phrase at the start of `rest` (the words after "what" or "which"): its
+/// last word before a function word ("for", "does", "of") ends it; "is"/"are" and an article
+/// before it are skipped.
+fn phrase_head(rest: &[String]) -> Option<&str> {
     let word = |i: usize| rest.get(i).map_or("", String::as_str);
     let mut i = 0;
     if matches!(word(i), "is" | "are" | "was" | "were") {
@@ -787,7 +801,7 @@ fn phrase_value(rest: &[String]) -> Option<Kind> {
         (!content_terms(w).is_empty() || VALUE_NOUNS.iter().any(|(n, _)| n == *w)) && !verb(*k)
     });
     let (_, head) = phrase.last()?;
-    VALUE_NOUNS.iter().find(|(n, _)| n == head).map(|(_, k)| *k)
+    Some(head.as_str())
 }
 
 /// Nouns of the calendar that "which" chooses among ("In which months …").
@@ -2285,5 +2299,18 @@ mod tests {
         assert_eq!(asks.unmet_in(&own, &subject), None);
         assert!(!is_mark("6.1.1"));
         assert!(is_mark("ext4"));
+    }
+
+    #[test]
+    fn choosing_which_number_asks_for_a_number() {
+        assert_eq!(
+            asks("Which channel number does the harbour radio use?").values,
+            vec![Kind::Number]
+        );
+        assert!(
+            asks("Which price applies to a winter berth?")
+                .values
+                .is_empty()
+        );
     }
 }
