@@ -156,6 +156,8 @@ impl Agent<'_> {
         // Per target: the clauses that bear on each statement (direct retrieval per statement).
         let mut per_target: Vec<(Document, Vec<Candidate>)> = Vec::new();
         let mut evidence_all = Vec::new();
+        // Each retrieved passage's text with its cut last sentence finished, by chunk id.
+        let mut finished: HashMap<String, String> = HashMap::new();
         for t in &targets {
             let mut found: Vec<Candidate> = Vec::new();
             let mut framed_at: HashSet<u64> = HashSet::new();
@@ -207,7 +209,14 @@ impl Agent<'_> {
                 }
                 for h in &hits {
                     let mut e = evidence_of(h);
-                    self.finish_last_sentence(profile, &mut e).await?;
+                    // A passage several statements retrieve is finished from its page once.
+                    match finished.get(&e.chunk_id) {
+                        Some(text) => e.text.clone_from(text),
+                        None => {
+                            self.finish_last_sentence(profile, &mut e).await?;
+                            finished.insert(e.chunk_id.clone(), e.text.clone());
+                        }
+                    }
                     // The line that introduces a list lends its words to the list's items,
                     // as a table's header row to its rows.
                     let ss = text::sentences(&e.text);

@@ -89,7 +89,7 @@ pub struct Clause {
     /// The words a prohibition forbids by quoting them ("Never use “sharp” in the package
     /// name", "must not be marked 'final'"), lower case: a text that writes one breaks it.
     pub forbidden_words: Vec<String>,
-    /// What a rule requires to be kept apart, as terms ("on *different disks*", "by *another
+    /// What a rule requires to be kept apart, as terms ("on *different hooks*", "by *another
     /// person*", "a *separate account*"; see [`kept_apart`]): a text that uses the same one
     /// breaks it. Empty for a rule that requires nothing apart.
     pub apart: HashSet<String>,
@@ -163,7 +163,7 @@ pub struct Statement {
     pub quantities: Vec<(String, f64, Dimension)>,
     /// Thresholds from which it applies what it says ("only for claims above 50 euros").
     pub thresholds: Vec<(String, f64, Dimension)>,
-    /// What it says is the same, as written and as terms ("on the *same disk*", "the *same
+    /// What it says is the same, as written and as terms ("on the *same hook*", "the *same
     /// person* approves and pays"; see [`kept_apart`]).
     pub same: Vec<(String, HashSet<String>)>,
 }
@@ -205,7 +205,7 @@ pub struct Conflict {
 
 static PATH: Pattern =
     LazyLock::new(|| regex(r"(?:^|[\s(“\x22'])(/[A-Za-z0-9_.<>*-]+(?:/[A-Za-z0-9_.<>*-]+)*)"));
-/// A path joined to a required one by "or" or "and" ("… into ”/usr/local” or ”/opt”"), at
+/// A path joined to a required one by "or" or "and" ("… in ”/srv/charts” or ”/opt/charts”"), at
 /// the start of the text after it.
 static OR_PATH: Pattern = LazyLock::new(|| {
     regex(
@@ -227,7 +227,7 @@ fn alternative_paths(mut rest: &str) -> Vec<String> {
 }
 
 /// A location a rule requires: a verb of placing after a modal, then a path, which may stand in
-/// quotes ("should install programs compiled from source into ”/usr/local” or ”/opt”"); the
+/// quotes ("should store charts drawn by hand in ”/srv/charts” or ”/opt/charts”"); the
 /// paths it joins by "or" are each allowed (see [`clause`]).
 static REQUIRED_PATH: Pattern = LazyLock::new(|| {
     regex(
@@ -1665,13 +1665,13 @@ pub fn clause(sentence: &str) -> Option<Clause> {
     })
 }
 
-/// A word that sets something apart and the words after it: "different disks", "a separate
+/// A word that sets something apart and the words after it: "different hooks", "a separate
 /// account", "another person" (see [`Clause::apart`]).
 static APART: Pattern = LazyLock::new(|| {
     regex(r"(?i)\b(?:different|separate|distinct|another)\s+((?:[a-z-]+\s+){0,2}[a-z-]+)")
 });
 
-/// A text's "same" and the words after it: "the same disk partition" (see
+/// A text's "same" and the words after it: "the same hook rail" (see
 /// [`Statement::same`]).
 static SAME: Pattern = LazyLock::new(|| regex(r"(?i)\bsame\s+((?:[a-z-]+\s+){0,2}[a-z-]+)"));
 
@@ -1679,8 +1679,8 @@ static SAME: Pattern = LazyLock::new(|| regex(r"(?i)\bsame\s+((?:[a-z-]+\s+){0,2
 const APART_WORDS: usize = 3;
 
 /// What `pattern` ([`APART`] or [`SAME`]) says is apart or the same, each as its words (up
-/// to [`APART_WORDS`] after the pattern's word, up to a function word: "different disks *and*
-/// machines" keeps "disks") and their terms.
+/// to [`APART_WORDS`] after the pattern's word, up to a function word: "different hooks *and*
+/// lockers" keeps "hooks") and their terms.
 fn kept_apart(pattern: &Pattern, text_: &str) -> Vec<(String, HashSet<String>)> {
     let Some(re) = pattern.as_ref() else {
         return Vec::new();
@@ -2147,8 +2147,8 @@ fn quantities(text_: &str) -> Vec<(String, f64, Dimension)> {
 }
 
 /// Whether a statement that breaks a bound of `clause` stays out of range under a permission
-/// that measures the same thing: "may be fast-tracked with a notice period of 3 months"
-/// against "at least six months" allows three months, not the "two months" a text gives. A
+/// that measures the same thing: "dinghy logs may be kept for a period of four years" against
+/// "at least six years" allows four years, not the "two years" a text gives. A
 /// permission that states no such measure is not judged here (it may clear the statement).
 pub fn beyond_permission(statement: &Statement, clause: &Clause, permission: &str) -> bool {
     let allowed = quantities(permission);
@@ -2691,8 +2691,8 @@ pub fn check(statement: &Statement, clause: &Clause, similarity: f32) -> Option<
             }
         }
     }
-    // What the rule keeps apart the text keeps together: "on different disk partitions"
-    // against "on the same disk partition as the data".
+    // What the rule keeps apart the text keeps together: "on different hooks from the boat
+    // keys" against "on the same hook as the boat keys".
     if topical
         && clause.positive
         && let Some((together, _)) = statement

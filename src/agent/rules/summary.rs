@@ -270,8 +270,8 @@ pub fn key_points(passages: &[Passage<'_>], max: usize) -> Vec<KeyPoint> {
 
 /// Whether the part a request asks about ([`focus`]) is what most of the document is about:
 /// more than half of its chunks carry every word of the part (besides the document's own
-/// name, `names`) in their heading path ("Chapter 4. After installation" for "what to do
-/// after installation"). Such a request is answered by the whole document's summary.
+/// name, `names`) in their heading path ("Chapter 2. Winter storage" for "how boats are
+/// stored in winter"). Such a request is answered by the whole document's summary.
 pub fn covers_most(passages: &[Passage<'_>], part: &str, names: &HashSet<String>) -> bool {
     let own: HashSet<String> = stems(part)
         .into_iter()

@@ -259,7 +259,7 @@ impl Asks {
         let strict = !self.lasting.is_empty() && !self.subject.is_empty();
         let measured: HashSet<&String> = self.subject.iter().collect();
         // A name of the question written with letters and digits ("the Mk2 hull", "an
-        // ext4 volume") picks out what is measured from its kind: a value of another of the
+        // X200 winch") picks out what is measured from its kind: a value of another of the
         // kind ("the Mk1 hull") answers another question.
         let marks: Vec<&String> = subject.iter().copied().filter(|t| is_mark(t)).collect();
         let on_subject: Vec<&str> = quotes
@@ -592,7 +592,7 @@ fn time_event(ask: &str) -> Vec<String> {
 
 /// Whether one of a text's stems (`have`) is one of `words` (stems), or shares its first five
 /// letters and all but the last two of the shorter ("expiry" and "expires").
-/// Whether a term is a name written with letters and digits ("mk2", "ext4", "ipv6"): a model,
+/// Whether a term is a name written with letters and digits ("mk2", "x200", "ipv6"): a model,
 /// a format or a version named as one word. A clause or section number ("6.1.1(c)") opens with
 /// a digit and is no such name.
 fn is_mark(term: &str) -> bool {
@@ -755,7 +755,7 @@ fn kind_of(ask: &str) -> Option<Kind> {
         // "In which months …", "Which weekday …": a choice among the calendar's names is
         // answered by a date or a month.
         "which" if CALENDAR_NOUNS.contains(&word(0)) => Some(Kind::Date),
-        // "Which Java version must …", "Which date …", "Which port number …": a version, a
+        // "Which Java version must …", "Which date …", "Which channel number …": a version, a
         // date or a number is named by its value, so choosing which one asks for it. Any other
         // "which" chooses among things and does not ask for a value: "which price applies" is
         // answered by naming the price.
@@ -2298,7 +2298,7 @@ mod tests {
         let own = ["The Mk2 pontoon has 48 berths."];
         assert_eq!(asks.unmet_in(&own, &subject), None);
         assert!(!is_mark("6.1.1"));
-        assert!(is_mark("ext4"));
+        assert!(is_mark("x200"));
     }
 
     #[test]
