@@ -318,7 +318,7 @@ static RETAINED_FOR: Pattern = LazyLock::new(|| {
 
 /// A period something lasts or may be done in: "holds office for one year", "for a period of 30
 /// days", "during the first week", "the next two days" (no number: one), "a notice period of
-/// three months" (a period named by what it is for). Read as a bound by [`periods`]: exact when
+/// three months" (a period named by its purpose). Read as a bound by [`periods`]: exact when
 /// stated without a modal, at most when allowed ("may … during the first week"), at least when
 /// required ("must wait for 24 hours").
 static FOR_PERIOD: Pattern = LazyLock::new(|| {
@@ -2147,8 +2147,8 @@ fn quantities(text_: &str) -> Vec<(String, f64, Dimension)> {
 }
 
 /// Whether a statement that breaks a bound of `clause` stays out of range under a permission
-/// that measures the same thing: "dinghy logs may be kept for a period of four years" against
-/// "at least six years" allows four years, not the "two years" a text gives. A
+/// that measures the same thing: "dinghy logs may stay on file for a period of four years"
+/// against "at least six years" allows four years, not the "two years" a text gives. A
 /// permission that states no such measure is not judged here (it may clear the statement).
 pub fn beyond_permission(statement: &Statement, clause: &Clause, permission: &str) -> bool {
     let allowed = quantities(permission);
@@ -2692,7 +2692,7 @@ pub fn check(statement: &Statement, clause: &Clause, similarity: f32) -> Option<
         }
     }
     // What the rule keeps apart the text keeps together: "on different hooks from the boat
-    // keys" against "on the same hook as the boat keys".
+    // keys" against "on the same hook as the boat keys" (hooks, not keys, are kept apart).
     if topical
         && clause.positive
         && let Some((together, _)) = statement
@@ -4103,14 +4103,14 @@ mod tests {
         // A hyphenated quantity of a statement is read.
         let s = statement("Members vote in a one-week ballot.");
         assert_eq!(s.quantities.first().map(|q| q.1), Some(7.0));
-        // A period named by what it is for binds as "for" one does.
+        // A period named by its purpose binds as one after "for" does.
         assert_eq!(
             exact("Berth holders must give a notice period of three months."),
             vec![(true, 3.0 * 30.4)]
         );
         // An article counts one unit of time, and nothing else.
         assert_eq!(
-            exact("Hull surveys must be kept for at least a year after the sale."),
+            exact("Hull surveys must stay on file at least a year after the sale."),
             vec![(true, 365.0)]
         );
         assert_eq!(
@@ -4155,16 +4155,15 @@ mod tests {
 
     #[test]
     fn what_a_rule_keeps_apart_a_text_keeps_together() {
-        let Some(c) = clause("Spare keys must be kept on different hooks from the boat keys.")
-        else {
+        let Some(c) = clause("Spare keys must hang on different hooks from the boat keys.") else {
             panic!("no clause");
         };
-        let together = statement("Spare keys are kept on the same hook as the boat keys.");
+        let together = statement("Spare keys hang on the same hook as the boat keys.");
         assert_eq!(
             check(&together, &c, 0.7).map(|x| x.summary),
             Some("The text uses the same hook where the clause requires them to differ".into())
         );
-        let apart = statement("Spare keys are kept on a hook of their own.");
+        let apart = statement("Spare keys hang on a hook of their own.");
         assert!(check(&apart, &c, 0.7).is_none());
         // "Another person" is kept apart from "the same person".
         let Some(c) =
@@ -4239,7 +4238,7 @@ mod tests {
 
     #[test]
     fn a_permission_that_allows_less_still_bounds_what_it_allows() {
-        let Some(rule) = clause("Hull survey logs must be kept for at least six years.") else {
+        let Some(rule) = clause("Hull survey logs must stay on file at least six years.") else {
             panic!("no rule");
         };
         let s = statement("We keep hull survey logs for two years.");

@@ -303,7 +303,7 @@ pub fn is_reference_noun(word: &str) -> bool {
 }
 
 /// Words of a request for a summary that say what is wanted of the document, never what part
-/// of it ("Summarize the manual's *advice* on …", "Give me an *overview* of …"): what is left
+/// of it ("Summarize the code's *advice* on …", "an *overview* of …"): what is left
 /// of a request without them and the document's name is the part it asks about (see
 /// `summary::focus`).
 pub const SUMMARY_WORDS: [&str; 17] = [

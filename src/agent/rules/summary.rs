@@ -300,9 +300,9 @@ const FOCUS_QUESTIONS: [&str; 6] = ["who", "what", "how", "when", "where", "whic
 
 /// The part of a document a request for a summary asks about, as written: the words after a
 /// [`FOCUS_MARKERS`] word, or a question right after the verb — `None` when there is none, when
-/// it speaks of the document itself ("…: what it allows and how it is used"), or when nothing of
+/// it speaks of the document itself ("…: why it exists and whom its rules bind"), or when nothing of
 /// it is left besides the document's own name (`names`, stemmed) and the words of asking for a
-/// summary (`lexicon::SUMMARY_WORDS`, `lexicon::DOCUMENT_NOUNS`): "Summarize the rules for
+/// summary (`lexicon::SUMMARY_WORDS`, `lexicon::DOCUMENT_NOUNS`): "A summary of the rules for
 /// berth holders" names the berth-holder rules' own document, not a part of it.
 pub fn focus(request: &str, names: &HashSet<String>) -> Option<String> {
     let lower = format!(
@@ -528,39 +528,39 @@ mod tests {
 
     #[test]
     fn a_request_for_a_summary_names_the_part_it_asks_about() {
-        let names = stems("Harbour Handbook harbour-handbook");
+        let names = stems("Marina Code marina-code");
         assert_eq!(
             focus(
-                "Summarize the Harbour Handbook's advice on winter storage.",
+                "Summarize the Marina Code's chapter on winter storage.",
                 &names
             ),
             Some("winter storage".to_owned())
         );
         assert_eq!(
             focus(
-                "Summarize who has chaired the harbour board over the years",
+                "Summarize who has chaired the marina board since 1990",
                 &names
             ),
-            Some("who has chaired the harbour board over the years".to_owned())
+            Some("who has chaired the marina board since 1990".to_owned())
         );
         // The whole document, in its own words or by what it is.
-        assert_eq!(focus("Summarize the Harbour Handbook.", &names), None);
+        assert_eq!(focus("Summarize the Marina Code.", &names), None);
         assert_eq!(
             focus(
-                "Summarize the Harbour Handbook: what it is for and how it is kept.",
+                "Summarize the Marina Code: why it exists and whom its rules bind.",
                 &names
             ),
             None
         );
         assert_eq!(
             focus(
-                "Give me an overview of the harbour handbook policy.",
+                "A short overview of this marina code policy, please.",
                 &names
             ),
             None
         );
         assert_eq!(
-            focus("Summarize the rules for the harbour handbook.", &names),
+            focus("Summarize the rules regarding the marina code.", &names),
             None
         );
     }

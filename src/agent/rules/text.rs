@@ -349,7 +349,7 @@ const TAIL_KEY_CHARS: usize = 20;
 
 /// What finishes a passage's last sentence when the passage stops inside it (a chunk ends
 /// where its size runs out, not where its sentence does: "… will be kept for a" and, on the
-/// page, "minimum of six years after the contract ends."): the page's text after the passage
+/// page, "minimum of six years after the berth is given up."): the page's text after the passage
 /// up to the end of its first sentence, verbatim. `None` when the passage ends on a sentence's
 /// end, its end is not found exactly once on `page`, a paragraph starts right after it, or
 /// the rest runs longer than [`REST_CHARS`].
@@ -1349,7 +1349,7 @@ mod tests {
     }
     #[test]
     fn a_passage_cut_inside_its_last_sentence_is_finished_from_its_page() {
-        let page = "Harbour records.\nMooring logs of every berth will be kept for a\nminimum of six years after the season ends. Fuel receipts are kept for one year.";
+        let page = "Harbour records.\nMooring logs of every berth will be kept for a\nminimum of six years after the season ends. Fuel receipts stay on file a season.";
         let passage = "Harbour records.\nMooring logs of every berth will be kept for a";
         assert_eq!(
             rest_of_last_sentence(passage, page),

@@ -755,7 +755,7 @@ fn kind_of(ask: &str) -> Option<Kind> {
         // "In which months …", "Which weekday …": a choice among the calendar's names is
         // answered by a date or a month.
         "which" if CALENDAR_NOUNS.contains(&word(0)) => Some(Kind::Date),
-        // "Which Java version must …", "Which date …", "Which channel number …": a version, a
+        // "Which firmware version must …", "Which date …", "Which channel number …": a version, a
         // date or a number is named by its value, so choosing which one asks for it. Any other
         // "which" chooses among things and does not ask for a value: "which price applies" is
         // answered by naming the price.
