@@ -86,6 +86,9 @@ deb_unpack() {  # deb_unpack DIR PACKAGE DEST: PACKAGE's .deb fetched into DIR, 
   (cd "$1" && apt-get download -q "$2" >/dev/null)
   dpkg -x "$1/$2"_*.deb "$3"
 }
+html_pdf() {  # html_pdf HTML BASE OUT: HTML (its links and images read from BASE) printed by WeasyPrint
+  python3 -c "import sys, weasyprint; weasyprint.HTML(sys.argv[1], base_url=sys.argv[2]).write_pdf(sys.argv[3])" "$1" "$2" "$3"
+}
 tmp=$(mktemp -d)
 deb_unpack "$tmp" debian-faq "$tmp/faq"
 gunzip -c "$tmp/faq/usr/share/doc/debian/FAQ/debian-faq.en.pdf.gz" > "$out/probe5/debian-faq.pdf"
@@ -522,8 +525,7 @@ gunzip -c "$w/debian-policy/usr/share/doc/debian-policy/autopkgtest.txt.gz" > "$
 pandoc -f markdown "$w/autopkgtest.md" -o "$out/probe43/autopkgtest.pdf" -V geometry:margin=2.5cm
 o="$w/apt-doc/usr/share/doc/apt-doc/offline.html"
 cat "$o/index.html" "$o/ch1.html" "$o/ch2.html" "$o/ch3.html" > "$w/apt-offline.html"
-python3 -c "import sys, weasyprint; weasyprint.HTML(sys.argv[1], base_url=sys.argv[2]).write_pdf(sys.argv[3])" \
-  "$w/apt-offline.html" "$o" "$out/probe43/apt-offline.pdf"
+html_pdf "$w/apt-offline.html" "$o" "$out/probe43/apt-offline.pdf"
 cp "$out/probe42/debconf-specification.pdf" "$out/probe43/"
 rm -rf "$w"
 # Probe 44 (stop 47): two long manuals as Debian ships them, printed by their own tool chains:
@@ -547,8 +549,7 @@ h="$w/kh/usr/share/doc/debian-kernel-handbook/kernel-handbook.html"
 for c in index ch-scope ch-source ch-versions ch-common-tasks ch-bugs ch-update-hooks ch-packaging; do
   cat "$h/$c.html"
 done > "$w/kernel-handbook.html"
-python3 -c "import sys, weasyprint; weasyprint.HTML(sys.argv[1], base_url=sys.argv[2]).write_pdf(sys.argv[3])" \
-  "$w/kernel-handbook.html" "$h" "$out/probe45/kernel-handbook.pdf"
+html_pdf "$w/kernel-handbook.html" "$h" "$out/probe45/kernel-handbook.pdf"
 cp "$out/probe44/developers-reference.pdf" "$out/probe45/"
 rm -rf "$w"
 # Probe 46 (stop 48): the Debian Reference as Debian ships it (debian-reference-en's PDF,
@@ -574,7 +575,6 @@ for c in security sect.firewall-packet-filtering sect.supervision sect.other-sec
 done > "$w/handbook-security.html"
 cp "$h/sect.backup.html" "$w/handbook-backup.html"
 for d in handbook-security handbook-backup; do
-  python3 -c "import sys, weasyprint; weasyprint.HTML(sys.argv[1], base_url=sys.argv[2]).write_pdf(sys.argv[3])" \
-    "$w/$d.html" "$h" "$out/probe47/$d.pdf"
+  html_pdf "$w/$d.html" "$h" "$out/probe47/$d.pdf"
 done
 rm -rf "$w"

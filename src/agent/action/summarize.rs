@@ -69,11 +69,14 @@ impl Agent<'_> {
             // A long document summarized on one part of it ("… advice on winter storage") is
             // read where the search finds that part; a short one, or a part most of it is
             // about, is read whole, which covers it.
-            let mut names = extractive::name_stems(&d.title, &d.file_name);
-            names.extend(self.printed_name(profile, &d.id).await?);
-            let part = summary::focus(&request, &names).filter(|part| {
-                d.page_count >= FOCUS_MIN_PAGES && !summary::covers_most(&passages, part, &names)
-            });
+            let part = if d.page_count >= FOCUS_MIN_PAGES {
+                let mut names = extractive::name_stems(&d.title, &d.file_name);
+                names.extend(self.printed_name(profile, &d.id).await?);
+                summary::focus(&request, &names)
+                    .filter(|part| !summary::covers_most(&passages, part, &names))
+            } else {
+                None
+            };
             // The rows read, by index, in document order.
             let mut read: Vec<usize> = (0..rows.len()).collect();
             if let Some(part) = &part {

@@ -325,13 +325,17 @@ pub fn focus(request: &str, names: &HashSet<String>) -> Option<String> {
     let of_itself = part
         .split(|c: char| !c.is_alphanumeric())
         .any(|w| matches!(w, "it" | "its" | "itself"));
-    let own = stems(part).into_iter().any(|t| {
-        !names.contains(&t)
-            && !lexicon::SUMMARY_WORDS.iter().any(|w| stems(w).contains(&t))
-            && !lexicon::DOCUMENT_NOUNS
-                .iter()
-                .any(|w| stems(w).contains(&t))
-    });
+    let asking = stems(
+        &lexicon::SUMMARY_WORDS
+            .iter()
+            .chain(&lexicon::DOCUMENT_NOUNS)
+            .copied()
+            .collect::<Vec<_>>()
+            .join(" "),
+    );
+    let own = stems(part)
+        .into_iter()
+        .any(|t| !names.contains(&t) && !asking.contains(&t));
     (!of_itself && own).then(|| part.to_owned())
 }
 
