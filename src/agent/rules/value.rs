@@ -172,6 +172,10 @@ pub struct Asks {
     /// An ask counts a length of time in its unit ("how many days …"): a count answers it,
     /// a word for no time ("immediately") does not.
     pub counts_time: bool,
+    /// An ask wants an amount of a thing ("how much memory …"): a number next to the
+    /// thing answers it, or a value said of most of what the question asks about; see
+    /// [`Asks::unmet_in`].
+    pub amount: bool,
     /// A "how long" ask asks how long something lasts, not how long a thing is ("How long
     /// are logs kept?", not "How long may a name be?"): only a time answers it (see
     /// [`how_long_it_lasts`]).
@@ -243,7 +247,14 @@ impl Asks {
         let held = quotes
             .iter()
             .any(|q| stems(q).iter().any(|t| own.contains(t)));
-        let subject = if held { own } else { base };
+        // A count of time units ("how many days …") is said of most of what the question
+        // asks it of: "How many weeks may the club take to refund a deposit?" is not answered
+        // by "the club answers within 2 weeks", which shares one of its words.
+        let most = |q: &str| {
+            let shared = stems(q).iter().filter(|t| own.contains(t)).count();
+            held && shared as f32 >= SUBJECT_SHARE * own.len() as f32
+        };
+        let subject = if held { own.clone() } else { base };
         // How long a thing lasts is said of that thing or of its lasting: "How long is the
         // berth register kept?" is not answered by "A berth holder must report damage within
         // 24 hours", which names neither the register (the head of what is measured) nor its
@@ -262,9 +273,23 @@ impl Asks {
         // X200 winch") picks out what is measured from its kind: a value of another of the
         // kind ("the Mk1 hull") answers another question.
         let marks: Vec<&String> = subject.iter().copied().filter(|t| is_mark(t)).collect();
-        let on_subject: Vec<&str> = quotes
+        // A quote that finishes the sentence the quote before it began is read with it.
+        let read: Vec<String> = quotes
             .iter()
-            .map(|q| without_clause_number(q.trim_start()))
+            .enumerate()
+            .map(|(i, q)| {
+                let q = without_clause_number(q.trim_start());
+                match i.checked_sub(1).map(|b| quotes[b]) {
+                    Some(b) if !b.contains(crate::ingest::grid::CELL) && cut_inside(b) => {
+                        format!("{b} {q}")
+                    }
+                    _ => q.to_owned(),
+                }
+            })
+            .collect();
+        let on_subject: Vec<&str> = read
+            .iter()
+            .map(String::as_str)
             .filter(|q| {
                 let have = stems(q);
                 let any = |set: &HashSet<&String>| have.iter().any(|t| set.contains(t));
@@ -273,7 +298,8 @@ impl Asks {
                 } else {
                     subject.is_empty() || any(&subject)
                 };
-                on && (self.said_of.is_empty() || says_of(&have, &self.said_of))
+                on && (!(held && self.counts_time) || most(q))
+                    && (self.said_of.is_empty() || says_of(&have, &self.said_of))
                     && marks.iter().all(|m| have.contains(*m))
             })
             .collect();
@@ -284,7 +310,13 @@ impl Asks {
         // A count answers "how many failed attempts" only when it counts attempts: some quote
         // must hold a number next to a thing the question counts ("locked after five failed
         // attempts"); a number about something else ("logged for 30 days") does not answer.
-        (!on_subject.iter().any(|q| number_next_to(&self.counted, q))).then_some(Kind::Number)
+        // An amount ("how much memory …") is one next to the thing, or a value in another
+        // measure said of most of the question ("data is restored to a point 24 hours
+        // before the outage" for "how much logbook history can vanish in an outage").
+        let answers = |q: &&str| {
+            number_next_to(&self.counted, q) || (self.amount && most(q) && holds_a_measure(q))
+        };
+        (!on_subject.iter().any(answers)).then_some(Kind::Number)
     }
 
     /// Whether `text` holds a value of a kind some ask wants, as that ask wants it.
@@ -408,6 +440,7 @@ pub fn asks(question: &str) -> Asks {
                         out.degrees.push(degree.clone());
                     }
                     out.counts_time |= k == Kind::Duration && degree == "many";
+                    out.amount |= degree == "much";
                     if k == Kind::Extent
                         && let Some(verb) = how_long_it_lasts(&rest[1..])
                     {
@@ -938,11 +971,12 @@ const NEAR: usize = 3;
 /// noun after "what" ([`VALUE_NOUNS`]).
 /// The thing an ask counts: the head after "how many" ("how many failed login attempts" →
 /// "attempts"), or after "number of" ("the maximum number of reviewers" → "reviewers"). A
-/// measure ("what length", "what percentage") counts nothing.
+/// measure ("what length", "what percentage") counts nothing. The head after "how much" is
+/// the thing whose amount it asks ("how much memory" → "memory").
 fn counted_noun(ask: &str) -> Option<String> {
     let (wh, rest) = interrogative(ask)?;
     let (from, how) = match (wh.as_str(), rest.first().map(String::as_str)) {
-        ("how", Some("many")) => (1, true),
+        ("how", Some("many" | "much")) => (1, true),
         ("what", _) => (
             rest.windows(2)
                 .position(|w| w[0] == "number" && w[1] == "of")?
@@ -1122,6 +1156,32 @@ fn holds_duration(text: &str) -> bool {
     matches(&TIMELESS, text) || counts_time(text)
 }
 
+/// The share of a question's own words (less its units and degree words) a quote must hold
+/// for a count of time units or an amount it gives to be the question's ([`Asks::unmet_in`]):
+/// lower lets a value said of a neighbouring subject answer (one or two words shared by the
+/// quote beside it: the same party, the same document); higher refuses a value whose quote
+/// names its subject in other words or leaves it to the sentence before.
+const SUBJECT_SHARE: f32 = 0.5;
+
+/// Whether a quote stops inside a clause (after a word or a comma, not after a mark that
+/// ends a sentence, a list item or a lead-in): the quote after it goes on with the clause.
+fn cut_inside(quote: &str) -> bool {
+    quote
+        .trim_end()
+        .ends_with(|c: char| c.is_alphanumeric() || c == ',')
+}
+
+/// Whether `text` holds a number in a unit of measure: a length of time, an amount of money,
+/// a percentage or a number in a unit of [`lexicon::MEASURE_UNITS`] — not a bare count ("two
+/// goals").
+fn holds_a_measure(text: &str) -> bool {
+    counts_time(text)
+        || holds(Kind::Money, text)
+        || lexicon::MEASURE_UNITS
+            .iter()
+            .any(|(unit, _)| holds_in(unit, text))
+}
+
 /// Whether `text` counts a length of time: a number with its unit, or a unit an article or a
 /// vague amount counts (see [`holds_duration`]); "immediately" counts none.
 fn counts_time(text: &str) -> bool {
@@ -1149,9 +1209,12 @@ static FREQUENCY_A: Pattern = LazyLock::new(|| {
         calendar = lexicon::CALENDAR_NAMES.join("|")
     ))
 });
+/// An amount of money: a currency before a number, or after it with up to a scale word
+/// ("2 million euros") and two capitalised words ("40,000 Freedonian crowns") between; or
+/// a word for no payment ("free of charge").
 static MONEY_A: Pattern = LazyLock::new(|| {
     regex(&format!(
-        r"(?i)(?:{cur})\s?\d|\b\d[\d,.]*\s?(?-i:[A-Z][a-z]+\s+){{0,2}}(?:{cur}|{words})\b|\b(?:no|without|free of) (?:charge|fee|payment|salary|compensation)\b|\bunpaid\b",
+        r"(?i)(?:{cur})\s?\d|\b\d[\d,.]*\s?(?:(?:thousand|million|billion)\s+)?(?-i:[A-Z][a-z]+\s+){{0,2}}(?:{cur}|{words})\b|\b(?:no|without|free of) (?:charge|fee|payment|salary|compensation)\b|\bunpaid\b",
         cur = lexicon::CURRENCIES,
         words = lexicon::CURRENCY_WORDS
     ))
@@ -1606,6 +1669,40 @@ mod tests {
     fn kinds(q: &str) -> (Vec<Kind>, usize) {
         let a = asks(q);
         (a.values, a.open)
+    }
+
+    #[test]
+    fn a_count_of_time_or_an_amount_is_said_of_most_of_what_it_is_asked_of() {
+        let terms = |ws: &[&str]| -> HashSet<String> { ws.iter().map(|t| stem(t)).collect() };
+        let refund = asks("How many weeks may the marina take to refund a cancelled deposit?");
+        let subject = terms(&["marina", "refund", "cancelled", "deposit"]);
+        // A time of the marina's about something else shares one word of four.
+        let other = ["The marina answers every written complaint within 2 weeks."];
+        assert_eq!(refund.unmet_in(&other, &subject), Some(Kind::Duration));
+        let own = ["The marina will refund a cancelled deposit within 3 weeks."];
+        assert_eq!(refund.unmet_in(&own, &subject), None);
+        // The rest of a sentence the quote before began is read with it.
+        let split = [
+            "A deposit for a berth that is cancelled before the season opens is refunded by the marina, less the booking fee, and",
+            "the money is paid within 4 weeks of the request.",
+        ];
+        assert_eq!(refund.unmet_in(&split, &subject), None);
+        let cover = asks("How much hull insurance must a charter skipper hold?");
+        let subject = terms(&["hull", "insurance", "charter", "skipper", "hold"]);
+        let other = ["A charter skipper reports damage within 24 hours."];
+        assert_eq!(cover.unmet_in(&other, &subject), Some(Kind::Number));
+        let own = ["Every charter skipper must hold hull insurance of at least 2 million euros."];
+        assert_eq!(cover.unmet_in(&own, &subject), None);
+        let near = ["Hull insurance: 2 million euros for every charter."];
+        assert_eq!(cover.unmet_in(&near, &subject), None);
+        // An amount in another measure, said of the question's subject.
+        let lost = asks("How much logbook history can vanish in a power cut?");
+        let subject = terms(&["logbook", "history", "vanish", "power", "cut"]);
+        let own =
+            ["Logbook history is restored to a point no more than 24 hours before a power cut."];
+        assert_eq!(lost.unmet_in(&own, &subject), None);
+        let other = ["Logbooks are printed every 24 hours."];
+        assert_eq!(lost.unmet_in(&other, &subject), Some(Kind::Number));
     }
 
     #[test]
@@ -2270,6 +2367,7 @@ mod tests {
             "fines of up to 40,000 Freedonian crowns"
         ));
         assert!(holds(Kind::Money, "a deposit of 300 rupees"));
+        assert!(holds(Kind::Money, "cover of 2 million euros"));
         assert!(!holds(Kind::Money, "within 30 Business Days"));
         assert!(!holds(
             Kind::Money,
