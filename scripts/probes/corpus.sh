@@ -49,6 +49,7 @@
 # probe 45 the Debian Linux Kernel Handbook (WeasyPrint) and the Developer's Reference.
 # probe 46 the Debian Reference (DBLaTeX, xdvipdfmx) and the Debian Reference Card, as shipped.
 # probe 47 the Debian Administrator's Handbook's security chapter and backup section (WeasyPrint).
+# probe 48 the Debian Installation Guide for amd64 and for arm64, as shipped (DBLaTeX).
 # Needs enscript, ghostscript, groff, shared-mime-info, dpkg-dev's docs and man-db's docs (the packages of a Debian 12 desktop), `apt-get download` of debian-faq,
 # harden-doc, debian-policy and doc-debian, and for probes 9 and 11 libreoffice-writer-nogui and the Python
 # packages python-docx and reportlab, and for probes 13 and 14 weasyprint and fpdf2.
@@ -576,5 +577,15 @@ done > "$w/handbook-security.html"
 cp "$h/sect.backup.html" "$w/handbook-backup.html"
 for d in handbook-security handbook-backup; do
   html_pdf "$w/$d.html" "$h" "$out/probe47/$d.pdf"
+done
+rm -rf "$w"
+# Probe 48 (stop 49, written after the stop's first change and scored with the start build
+# and that change): the Debian Installation Guide for amd64 and for arm64 as
+# installation-guide-amd64/-arm64 ship them (DBLaTeX and xdvipdfmx, 113 and 106 pages).
+mkdir -p "$out/probe48"
+w=$(mktemp -d)
+for a in amd64 arm64; do
+  deb_unpack "$w" "installation-guide-$a" "$w/$a"
+  gunzip -c "$w/$a/usr/share/doc/installation-guide-$a/en/install.en.pdf.gz" > "$out/probe48/install-$a.pdf"
 done
 rm -rf "$w"
