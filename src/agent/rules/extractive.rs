@@ -497,7 +497,8 @@ pub fn candidates(evidence: &[Evidence]) -> Vec<Candidate> {
         // item ("- It must not weigh more than 12 kg.") says what it is about only through it.
         let ss = sentences(&e.text);
         let leads = list_leads(&ss);
-        for (k, (s, lead)) in ss.iter().zip(leads).enumerate() {
+        let labels = item_labels(&e.text, &ss);
+        for (k, ((s, lead), label)) in ss.iter().zip(leads).zip(labels).enumerate() {
             let lead = lead.map(|l| &e.text[l.start..l.end]);
             // A sentence that points back ("They cannot contain …" after "Bug-fix releases
             // are made when needed.") is about what the one before it named — when its quote
@@ -541,6 +542,7 @@ pub fn candidates(evidence: &[Evidence]) -> Vec<Candidate> {
             };
             inherited.extend(header.map(stems).unwrap_or_default());
             inherited.extend(lead.map(stems).unwrap_or_default());
+            inherited.extend(label.map(stems).unwrap_or_default());
             inherited.extend(antecedent.map(|p| stems(&p.text)).unwrap_or_default());
             for piece in pieces(s, QUOTE_CHARS) {
                 // A row of numbers states them against its header's words ("7.1+\t3.7+"
@@ -677,6 +679,55 @@ pub fn list_leads(ss: &[Sentence]) -> Vec<Option<&Sentence>> {
         })
         .collect()
 }
+
+/// For each sentence of a passage, the label of the list item it goes on in: an item that
+/// opens with a short label and a colon ("• Slipway: hulls are hosed down after use. It is
+/// closed at high tide.") speaks of what its label names in each of its later sentences, up to
+/// [`LABEL_REACH`] of them, the next item, a heading or a blank line — as a list's lead
+/// lends its words to its items ([`list_leads`]).
+fn item_labels<'a>(passage: &str, ss: &'a [Sentence]) -> Vec<Option<&'a str>> {
+    let mut open: Option<(&str, usize)> = None;
+    ss.iter()
+        .enumerate()
+        .map(|(k, s)| {
+            if is_list_item(&s.text) {
+                open = item_label(&s.text).map(|l| (l, 0));
+                return None;
+            }
+            let broken = k > 0 && passage[ss[k - 1].end..s.start].contains("\n\n");
+            if broken || super::text::looks_like_heading(&s.text) {
+                open = None;
+            }
+            match &mut open {
+                Some((label, n)) if *n < LABEL_REACH => {
+                    *n += 1;
+                    Some(*label)
+                }
+                _ => {
+                    open = None;
+                    None
+                }
+            }
+        })
+        .collect()
+}
+
+/// How many sentences after an item's first one its label speaks for ([`item_labels`]): an
+/// item runs a few sentences; more would lend the label to the prose after the list.
+const LABEL_REACH: usize = 4;
+
+/// The label an item opens with, after its mark and before a colon: one to [`LABEL_WORDS`]
+/// words ("• Slipway:" → "Slipway", "- /var/log:" → "/var/log").
+fn item_label(item: &str) -> Option<&str> {
+    let (_, body) = item.trim_start().split_once(char::is_whitespace)?;
+    let (label, _) = body.split_once(':')?;
+    let words = label.split_whitespace().count();
+    ((1..=LABEL_WORDS).contains(&words) && !label.contains(['.', ';', ','])).then_some(label.trim())
+}
+
+/// Most words of an item's label ([`item_label`]): a longer run before a colon is a sentence
+/// that introduces something, not a name.
+const LABEL_WORDS: usize = 4;
 
 /// Most sentences of an item's own that may follow its first one ([`continues_item`]).
 const ITEM_SENTENCES: usize = 2;
@@ -1889,6 +1940,28 @@ mod tests {
             .zip(&leads)
             .find(|(s, _)| s.text.starts_with(opening))
             .and_then(|(_, l)| l.map(|l| l.text.clone()))
+    }
+
+    #[test]
+    fn the_later_sentences_of_a_labelled_item_speak_of_its_label() {
+        let page = "Where boats are kept.\n• Slipway: hulls are hosed down after use. Ten metres\nat most is allowed. It closes at high tide.\n• Dry dock: for repairs only. Two weeks is the longest stay.\n\nThe office opens at nine.";
+        let ss = super::super::text::sentences(page);
+        let labels = item_labels(page, &ss);
+        let label_of = |opening: &str| {
+            ss.iter()
+                .zip(&labels)
+                .find(|(s, _)| s.text.starts_with(opening))
+                .and_then(|(_, l)| *l)
+        };
+        assert_eq!(label_of("Ten metres"), Some("Slipway"));
+        assert_eq!(label_of("It closes"), Some("Slipway"));
+        assert_eq!(label_of("Two weeks"), Some("Dry dock"));
+        // The item's own sentence names it; prose after a blank line is no longer the item's.
+        assert_eq!(label_of("• Slipway"), None);
+        assert_eq!(label_of("The office"), None);
+        // A run of words before a colon is a sentence's lead-in, not a label.
+        assert_eq!(item_label("- Members who keep a boat here must: pay"), None);
+        assert_eq!(item_label("- /var/log: kept small"), Some("/var/log"));
     }
 
     #[test]
