@@ -247,11 +247,12 @@ impl Asks {
         let held = quotes
             .iter()
             .any(|q| stems(q).iter().any(|t| own.contains(t)));
-        // A count of time units ("how many days …") is said of most of what the question
-        // asks it of: "How many weeks may the club take to refund a deposit?" is not answered
-        // by "the club answers within 2 weeks", which shares one of its words.
-        let most = |q: &str| {
-            let shared = stems(q).iter().filter(|t| own.contains(t)).count();
+        // A count of time units ("how many days …") or an amount ("how much …") is said of
+        // most of what the question asks it of (a quote's stems `have`): "How many weeks may
+        // the club take to refund a deposit?" is not answered by "the club answers within 2
+        // weeks", which shares one of its words.
+        let most = |have: &HashSet<String>| {
+            let shared = have.iter().filter(|t| own.contains(t)).count();
             held && shared as f32 >= SUBJECT_SHARE * own.len() as f32
         };
         let subject = if held { own.clone() } else { base };
@@ -298,7 +299,7 @@ impl Asks {
                 } else {
                     subject.is_empty() || any(&subject)
                 };
-                on && (!(held && self.counts_time) || most(q))
+                on && (!(held && self.counts_time) || most(&have))
                     && (self.said_of.is_empty() || says_of(&have, &self.said_of))
                     && marks.iter().all(|m| have.contains(*m))
             })
@@ -314,7 +315,8 @@ impl Asks {
         // measure said of most of the question ("data is restored to a point 24 hours
         // before the outage" for "how much logbook history can vanish in an outage").
         let answers = |q: &&str| {
-            number_next_to(&self.counted, q) || (self.amount && most(q) && holds_a_measure(q))
+            number_next_to(&self.counted, q)
+                || (self.amount && holds_a_measure(q) && most(&stems(q)))
         };
         (!on_subject.iter().any(answers)).then_some(Kind::Number)
     }
@@ -967,8 +969,6 @@ fn abbreviates(word: &str, noun: &str) -> bool {
 /// three independent reviewers").
 const NEAR: usize = 3;
 
-/// The noun whose number an ask wants: the head of the phrase after "how many" or the value
-/// noun after "what" ([`VALUE_NOUNS`]).
 /// The thing an ask counts: the head after "how many" ("how many failed login attempts" →
 /// "attempts"), or after "number of" ("the maximum number of reviewers" → "reviewers"). A
 /// measure ("what length", "what percentage") counts nothing. The head after "how much" is
@@ -1018,6 +1018,8 @@ fn counted_noun(ask: &str) -> Option<String> {
         .cloned()
 }
 
+/// The noun whose number an ask wants: the head of the phrase after "how many" or the value
+/// noun after "what" ([`VALUE_NOUNS`]).
 fn value_noun(ask: &str) -> Option<String> {
     let (wh, rest) = interrogative(ask)?;
     let head = |from: usize| {
