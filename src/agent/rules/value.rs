@@ -191,6 +191,10 @@ pub struct Asks {
     /// the west basin?"): a sentence that says who or what is that role answers it too, in
     /// any case ("The club's treasurer is the vice-commodore"); see [`says_who_holds`].
     pub role: Option<String>,
+    /// For "Who chairs the Harbour Board?", the act's stem ("chair"): the name that answers
+    /// it stands near a word of that act ("chaired by Ann Wood", "Ann Wood (chair)"); see
+    /// [`asks_who_acts_on`].
+    pub act: Option<String>,
     /// Words (stemmed) of what a value is said of, one of which a quote giving the value must
     /// hold: the event a time is counted to or from ("moor" of "How many days before
     /// mooring a boat …", [`time_event`]) and the role asked who holds ("master" of "Who is
@@ -358,6 +362,8 @@ impl Asks {
             true
         } else if kind == Kind::Extent && self.lasts {
             holds_duration(text)
+        } else if let (Kind::Name, Some(act)) = (kind, &self.act) {
+            names_near_act(text, act, &self.known)
         } else if kind == Kind::Name && !self.known.is_empty() {
             names_a_party_beyond(text, &self.known)
                 || self.role.as_ref().is_some_and(|r| says_who_holds(text, r))
@@ -429,6 +435,16 @@ pub fn asks(question: &str) -> Asks {
             );
             out.said_of.push(role.clone());
             out.role = Some(role);
+            out.values.push(Kind::Name);
+            continue;
+        }
+        if let Some(act) = asks_who_acts_on(part) {
+            out.known.extend(
+                part.split(|c: char| !c.is_alphanumeric())
+                    .filter(|w| !w.is_empty())
+                    .map(str::to_lowercase),
+            );
+            out.act = Some(act);
             out.values.push(Kind::Name);
             continue;
         }
@@ -729,6 +745,66 @@ fn names_a_party_beyond(text: &str, known: &[String]) -> bool {
             && !lexicon::is_reference_noun(w)
     })
 }
+
+/// The act's stem when an ask is "Who <verb> the <Name> …?" — a verb of its own in the
+/// present or the past ("chairs", "maintains", "designed"), not an auxiliary, and a definite
+/// object written with a capital ("the Harbour Board", "the Tide Tables"): it asks who does
+/// that to one named body or thing, which only a name given with the act answers. A document
+/// that names the body ("The Harbour Board meets monthly") or the post ("the chair of the
+/// Harbour Board") does not say who that is. A duty over a kind of thing ("Who approves a
+/// refund?", "Who inspects the hull of …") is answered by a role and is not read here.
+fn asks_who_acts_on(ask: &str) -> Option<String> {
+    let (wh, rest) = interrogative(ask)?;
+    let verb = rest.first()?;
+    let finite = (verb.len() > 3 && verb.ends_with('s') && !verb.ends_with("ss"))
+        || (verb.len() > 4 && verb.ends_with("ed"));
+    if wh != "who"
+        || !finite
+        || lexicon::AUXILIARIES.contains(&verb.as_str())
+        || rest.get(1).is_none_or(|w| w != "the")
+    {
+        return None;
+    }
+    // The object as written, up to a preposition: one of its words has a capital.
+    let after = ask
+        .split_whitespace()
+        .skip_while(|w| !w.eq_ignore_ascii_case("the"))
+        .skip(1);
+    let named = after
+        .map(|w| w.trim_matches(|c: char| !c.is_alphanumeric()))
+        .take_while(|w| !lexicon::PREPOSITIONS.contains(&w.to_lowercase().as_str()))
+        .any(|w| w.starts_with(char::is_uppercase));
+    named.then(|| stem(verb))
+}
+
+/// Whether `text` names someone within [`ACT_REACH`] words of a word of the act `act`
+/// (stemmed; "chaired by Ann Wood", "Ann Wood (chair)"): a word with a capital that is none
+/// of the question's words (`known`) nor a noun of reference.
+fn names_near_act(text: &str, act: &str, known: &[String]) -> bool {
+    let words: Vec<&str> = text
+        .split_whitespace()
+        .map(|w| w.trim_matches(|c: char| !c.is_alphanumeric()))
+        .filter(|w| !w.is_empty())
+        .collect();
+    let acts = [act.to_owned()];
+    words.iter().enumerate().any(|(i, w)| {
+        let have: HashSet<String> = [stem(&w.to_lowercase())].into();
+        says_of(&have, &acts)
+            && words[i.saturating_sub(ACT_REACH)..(i + ACT_REACH + 1).min(words.len())]
+                .iter()
+                .any(|n| {
+                    n.starts_with(char::is_uppercase)
+                        && n.chars().count() > 1
+                        && !known.contains(&n.to_lowercase())
+                        && !lexicon::is_reference_noun(n)
+                })
+    })
+}
+
+/// How many words from a word of the act a name answering "Who <verb> the …?" may stand
+/// ("Ann Wood, who has chaired the board since 2019"): further, a name belongs to another
+/// clause of the sentence.
+const ACT_REACH: usize = 5;
 
 /// The kind of value one ask wants, from its first interrogative.
 fn kind_of(ask: &str) -> Option<Kind> {
@@ -1671,6 +1747,33 @@ mod tests {
     fn kinds(q: &str) -> (Vec<Kind>, usize) {
         let a = asks(q);
         (a.values, a.open)
+    }
+
+    #[test]
+    fn who_acts_on_a_named_body_is_answered_by_a_name_given_with_the_act() {
+        let chair = asks("Who chairs the Harbour Board?");
+        assert_eq!(chair.values, vec![Kind::Name]);
+        // The post, or the body and someone doing something else, say no one.
+        for text in [
+            "The chair of the Harbour Board signs the minutes.",
+            "The Harbour Board meets monthly and Tom Reed keeps its minutes in the office.",
+        ] {
+            assert_eq!(chair.unmet(text), Some(Kind::Name), "{text}");
+        }
+        for text in [
+            "The Harbour Board is chaired by Ann Wood.",
+            "Board members: Ann Wood (chair), Tom Reed.",
+        ] {
+            assert_eq!(chair.unmet(text), None, "{text}");
+        }
+        // A duty over a kind of thing is answered by a role, as before.
+        for q in [
+            "Who approves a refund?",
+            "Who inspects the hull of a visiting yacht?",
+            "Who may moor at the Harbour Board's pontoon?",
+        ] {
+            assert_eq!(asks(q).act, None, "{q}");
+        }
     }
 
     #[test]
