@@ -427,23 +427,21 @@ pub fn asks(question: &str) -> Asks {
         if part.chars().filter(|c| c.is_alphabetic()).count() < 3 {
             continue;
         }
+        // A name that answers "Who …?" is none of the question's own words.
+        let own_words = || {
+            part.split(|c: char| !c.is_alphanumeric())
+                .filter(|w| !w.is_empty())
+                .map(str::to_lowercase)
+        };
         if let Some(role) = asks_who_holds_a_role(part) {
-            out.known.extend(
-                part.split(|c: char| !c.is_alphanumeric())
-                    .filter(|w| !w.is_empty())
-                    .map(str::to_lowercase),
-            );
+            out.known.extend(own_words());
             out.said_of.push(role.clone());
             out.role = Some(role);
             out.values.push(Kind::Name);
             continue;
         }
         if let Some(act) = asks_who_acts_on(part) {
-            out.known.extend(
-                part.split(|c: char| !c.is_alphanumeric())
-                    .filter(|w| !w.is_empty())
-                    .map(str::to_lowercase),
-            );
+            out.known.extend(own_words());
             out.act = Some(act);
             out.values.push(Kind::Name);
             continue;
