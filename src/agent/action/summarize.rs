@@ -137,18 +137,15 @@ impl Agent<'_> {
             let key_points = if ids.len() > 1 {
                 String::new()
             } else {
-                match &part {
-                    Some(part) => format!(
-                        "Key points of **{}** ({} pages) on “{part}”, in document order:\n\n",
-                        d.label(),
-                        d.page_count
-                    ),
-                    None => format!(
-                        "Key points of **{}** ({} pages), in document order:\n\n",
-                        d.label(),
-                        d.page_count
-                    ),
-                }
+                let on = part
+                    .as_ref()
+                    .map(|part| format!(" on “{part}”"))
+                    .unwrap_or_default();
+                format!(
+                    "Key points of **{}** ({} pages){on}, in document order:\n\n",
+                    d.label(),
+                    d.page_count
+                )
             };
             body.push_str(&heading);
             if citations.len() == before {

@@ -2886,6 +2886,11 @@ pub fn check(statement: &Statement, clause: &Clause, similarity: f32) -> Option<
 mod tests {
     use super::*;
 
+    /// The rule `text` reads as (a test's own rule sentence, which must read as one).
+    fn rule(text: &str) -> Clause {
+        clause(text).unwrap_or_else(|| panic!("no clause: {text}"))
+    }
+
     #[test]
     fn an_item_without_a_modal_is_bound_by_the_modal_its_lead_ends_with() {
         let lead = "2. A member who brings a guest to the clubhouse must:";
@@ -4142,10 +4147,7 @@ mod tests {
 
     #[test]
     fn a_purpose_of_avoiding_something_is_no_negation_of_the_rule() {
-        let Some(c) = clause("Fuel cans should be stowed in the deck locker to avoid spills.")
-        else {
-            panic!("no clause");
-        };
+        let c = rule("Fuel cans should be stowed in the deck locker to avoid spills.");
         assert!(c.positive);
         let kept = statement("Fuel cans are stowed in the deck locker.");
         assert!(check(&kept, &c, 0.7).is_none());
@@ -4155,9 +4157,7 @@ mod tests {
 
     #[test]
     fn what_a_rule_keeps_apart_a_text_keeps_together() {
-        let Some(c) = clause("Spare keys must hang on different hooks from the boat keys.") else {
-            panic!("no clause");
-        };
+        let c = rule("Spare keys must hang on different hooks from the boat keys.");
         let together = statement("Spare keys hang on the same hook as the boat keys.");
         assert_eq!(
             check(&together, &c, 0.7).map(|x| x.summary),
@@ -4166,22 +4166,16 @@ mod tests {
         let apart = statement("Spare keys hang on a hook of their own.");
         assert!(check(&apart, &c, 0.7).is_none());
         // "Another person" is kept apart from "the same person".
-        let Some(c) =
-            clause("Each fuel invoice must be approved by another person than its buyer.")
-        else {
-            panic!("no clause");
-        };
+        let c = rule("Each fuel invoice must be approved by another person than its buyer.");
         let same = statement("The same person buys the fuel and approves the fuel invoice.");
         assert!(check(&same, &c, 0.7).is_some());
     }
 
     #[test]
     fn a_required_location_may_be_quoted_and_have_alternatives() {
-        let Some(c) = clause(
+        let c = rule(
             "You should store charts compiled by hand in ”/srv/charts” or ”/opt/charts” to avoid mixing them with the printed ones.",
-        ) else {
-            panic!("no clause");
-        };
+        );
         assert_eq!(c.required_paths, vec!["/srv/charts", "/opt/charts"]);
         let elsewhere =
             statement("Charts compiled by hand are stored over the printed ones in /var/charts.");
@@ -4192,9 +4186,7 @@ mod tests {
 
     #[test]
     fn adding_something_to_a_list_includes_it() {
-        let Some(c) = clause("Do not include guest boats in the berth register.") else {
-            panic!("no clause");
-        };
+        let c = rule("Do not include guest boats in the berth register.");
         let added = statement("We add guest boats to the berth register every evening.");
         assert!(check(&added, &c, 0.6).is_some());
     }

@@ -1516,6 +1516,11 @@ fn writes_a_version(number: &str, before: &str, after: &str) -> bool {
 mod tests {
     use super::*;
 
+    /// The stems of `words`, as a question's subject terms are given to [`Asks::unmet_in`].
+    fn stemmed(words: &[&str]) -> HashSet<String> {
+        words.iter().map(|w| stem(w)).collect()
+    }
+
     #[test]
     fn a_question_asking_which_one_by_name_gives_its_noun() {
         assert_eq!(
@@ -1680,10 +1685,7 @@ mod tests {
             assert!(time_event(q).is_empty(), "{q}");
         }
         let wait = asks("How many days must a skipper wait before renaming a boat?");
-        let subject: HashSet<String> = ["skipper", "wait", "renam", "boat"]
-            .iter()
-            .map(|t| stem(t))
-            .collect();
+        let subject = stemmed(&["skipper", "wait", "renam", "boat"]);
         // A time said of a neighbouring event shares the question's other words only.
         let neighbour = ["A skipper must wait 21 days for objections to a berth transfer."];
         assert_eq!(wait.unmet_in(&neighbour, &subject), Some(Kind::Duration));
@@ -1776,9 +1778,8 @@ mod tests {
 
     #[test]
     fn a_count_of_time_or_an_amount_is_said_of_most_of_what_it_is_asked_of() {
-        let terms = |ws: &[&str]| -> HashSet<String> { ws.iter().map(|t| stem(t)).collect() };
         let refund = asks("How many weeks may the marina take to refund a cancelled deposit?");
-        let subject = terms(&["marina", "refund", "cancelled", "deposit"]);
+        let subject = stemmed(&["marina", "refund", "cancelled", "deposit"]);
         // A time of the marina's about something else shares one word of four.
         let other = ["The marina answers every written complaint within 2 weeks."];
         assert_eq!(refund.unmet_in(&other, &subject), Some(Kind::Duration));
@@ -1791,7 +1792,7 @@ mod tests {
         ];
         assert_eq!(refund.unmet_in(&split, &subject), None);
         let cover = asks("How much hull insurance must a charter skipper hold?");
-        let subject = terms(&["hull", "insurance", "charter", "skipper", "hold"]);
+        let subject = stemmed(&["hull", "insurance", "charter", "skipper", "hold"]);
         let other = ["A charter skipper reports damage within 24 hours."];
         assert_eq!(cover.unmet_in(&other, &subject), Some(Kind::Number));
         let own = ["Every charter skipper must hold hull insurance of at least 2 million euros."];
@@ -1800,7 +1801,7 @@ mod tests {
         assert_eq!(cover.unmet_in(&near, &subject), None);
         // An amount in another measure, said of the question's subject.
         let lost = asks("How much logbook history can vanish in a power cut?");
-        let subject = terms(&["logbook", "history", "vanish", "power", "cut"]);
+        let subject = stemmed(&["logbook", "history", "vanish", "power", "cut"]);
         let own =
             ["Logbook history is restored to a point no more than 24 hours before a power cut."];
         assert_eq!(lost.unmet_in(&own, &subject), None);
@@ -2252,7 +2253,7 @@ mod tests {
     #[test]
     fn a_value_about_something_else_does_not_answer_the_subject_asked() {
         let a = asks("How long are canoe permits valid at the lake club?");
-        let subject: HashSet<String> = ["canoe", "permit"].iter().map(|w| stem(w)).collect();
+        let subject = stemmed(&["canoe", "permit"]);
         let quotes = [
             "Canoe permits are issued by the harbour office.",
             "The lake club elects its board for two years.",
@@ -2490,10 +2491,7 @@ mod tests {
     #[test]
     fn a_value_of_another_model_of_the_kind_answers_another_question() {
         let asks = asks("How many berths does the Mk2 pontoon have?");
-        let subject: HashSet<String> = ["berths", "mk2", "pontoon"]
-            .iter()
-            .map(|w| stem(w))
-            .collect();
+        let subject = stemmed(&["berths", "mk2", "pontoon"]);
         let other = ["The Mk1 pontoon has 40 berths."];
         assert_eq!(asks.unmet_in(&other, &subject), Some(Kind::Number));
         let own = ["The Mk2 pontoon has 48 berths."];
