@@ -50,6 +50,7 @@
 # probe 46 the Debian Reference (DBLaTeX, xdvipdfmx) and the Debian Reference Card, as shipped.
 # probe 47 the Debian Administrator's Handbook's security chapter and backup section (WeasyPrint).
 # probe 48 the Debian Installation Guide for amd64 and for arm64, as shipped (DBLaTeX).
+# probe 49 six licences no probe had used, typeset six ways (licences49.py).
 # Needs enscript, ghostscript, groff, shared-mime-info, dpkg-dev's docs and man-db's docs (the packages of a Debian 12 desktop), `apt-get download` of debian-faq,
 # harden-doc, debian-policy and doc-debian, and for probes 9 and 11 libreoffice-writer-nogui and the Python
 # packages python-docx and reportlab, and for probes 13 and 14 weasyprint and fpdf2.
@@ -588,4 +589,24 @@ for a in amd64 arm64; do
   deb_unpack "$w" "installation-guide-$a" "$w/$a"
   gunzip -c "$w/$a/usr/share/doc/installation-guide-$a/en/install.en.pdf.gz" > "$out/probe48/install-$a.pdf"
 done
+rm -rf "$w"
+
+# Probe 49 (stop 50, written before the stop's first change and scored with the start build):
+# six licences from the npm package spdx-license-list (6.12.0) that no probe had used, written
+# out by licences49.py and typeset six ways: the Cryptographic Autonomy License 1.0 (pandoc to
+# HTML, wkhtmltopdf), the LaTeX Project Public License 1.3c (Typst), the Server Side Public
+# License 1.0 (WeasyPrint, Letter), CC BY-SA 4.0 and CeCILL 2.1 (python-docx, LibreOffice) and
+# the Artistic License 2.0 (enscript). Needs npm, pandoc, wkhtmltopdf and xvfb-run, the typst,
+# weasyprint and python-docx Python packages, LibreOffice, enscript and ghostscript.
+mkdir -p "$out/probe49"
+w=$(mktemp -d)
+(cd "$w" && npm pack -q spdx-license-list@6.12.0 >/dev/null 2>&1 && tar xzf spdx-license-list-6.12.0.tgz)
+python3 "$here/licences49.py" "$w/package/spdx-full.json" "$w"
+pandoc -f markdown "$w/CAL-1.0.md" -s -o "$w/CAL-1.0.html" --metadata title="Cryptographic Autonomy License 1.0" 2>/dev/null
+xvfb-run -a wkhtmltopdf -q "$w/CAL-1.0.html" "$out/probe49/CAL-1.0.pdf" 2>/dev/null || true
+python3 -c "import sys, typst; typst.compile(sys.argv[1], output=sys.argv[2])" "$w/LPPL-1.3c.typ" "$out/probe49/LPPL-1.3c.pdf"
+weasy "$w/SSPL-1.0.html" "$out/probe49/SSPL-1.0.pdf" '@page{size:letter;margin:2.2cm;@bottom-center{content:"- " counter(page) " -"}} body{font-family:sans-serif;font-size:10pt} p{margin:0 0 .6em 0}'
+(cd "$w" && soffice --headless --convert-to pdf --outdir "$out/probe49" CC-BY-SA-4.0.docx CECILL-2.1.docx >/dev/null 2>&1)
+enscript -q -B -f Times-Roman11 -p "$w/artistic.ps" "$w/Artistic-2.0.txt"
+ps2pdf "$w/artistic.ps" "$out/probe49/Artistic-2.0.pdf"
 rm -rf "$w"
