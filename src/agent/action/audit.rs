@@ -542,6 +542,22 @@ impl Agent<'_> {
             .map(|s| audit::clause(&s.text).map(|c| c.act).unwrap_or_default())
             .collect();
         for (t, all) in per_target {
+            // A statement that names the document it is checked against ("… licensed under the
+            // Harbour Licence") refers to it: the words of that name say which document, not
+            // what the statement does, and are read out of the statement for this document.
+            let mut names = extractive::name_stems(&t.title, &t.file_name);
+            names.extend(self.printed_name(profile, &t.id).await?);
+            let own: Vec<audit::Statement> = statements
+                .iter()
+                .map(|s| match audit::without_document_name(&s.text, &names) {
+                    Some(rest) => audit::Statement {
+                        text: s.text.clone(),
+                        ..audit::statement(&rest)
+                    },
+                    None => s.clone(),
+                })
+                .collect();
+            let statements = own.as_slice();
             // A clause sharing no term with any statement can meet no rule: not embedded.
             let candidates: Vec<&Candidate> = all
                 .iter()

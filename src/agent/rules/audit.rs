@@ -107,7 +107,8 @@ pub struct Bound {
     /// Dimension.
     pub dimension: Dimension,
     /// The most that a prohibition of going beyond it allows ("must not weigh more than 30
-    /// kilograms"): it holds whatever the clause's polarity.
+    /// kilograms"), or a deadline whose missing is the condition the clause names ("if you fail
+    /// to pay within 14 days", see `missed_deadline`): it holds whatever the clause's polarity.
     pub cap: bool,
 }
 
@@ -724,6 +725,25 @@ pub fn terms(text_: &str) -> HashSet<String> {
     out
 }
 
+/// A number written in words and again in digits ("thirty (30) days", "ninety (90) days"), as
+/// contracts and licences write them: the digits in parentheses are read as part of the word,
+/// so that the unit after them still belongs to the number.
+static DOUBLED: Pattern = LazyLock::new(|| {
+    regex(&format!(
+        r"(?i)\b({numbers})\s*\(\d+(?:[.,]\d+)?\)",
+        numbers = lexicon::number_words(),
+    ))
+});
+
+/// The text with every number written twice read once ([`DOUBLED`]): "for up to ninety (90)
+/// days" is "for up to ninety days".
+fn undoubled(text_: &str) -> String {
+    match DOUBLED.as_ref() {
+        Some(re) => re.replace_all(text_, "$1").into_owned(),
+        None => text_.to_owned(),
+    }
+}
+
 fn lower(text_: &str) -> String {
     let mut l = format!(
         " {} ",
@@ -1290,6 +1310,7 @@ fn pronoun_subject(l: &str) -> bool {
 
 /// Reads a sentence as a rule, or `None` when it binds nothing.
 pub fn clause(sentence: &str) -> Option<Clause> {
+    let sentence = &undoubled(sentence);
     // Markup or code shown as an example ("<!-- DO NOT EDIT! -->", "<glob pattern=…/>") states
     // no rule, whatever words it holds.
     if MARKUP.as_ref().is_some_and(|re| re.is_match(sentence)) {
@@ -1580,12 +1601,21 @@ pub fn clause(sentence: &str) -> Option<Clause> {
     } else {
         Vec::new()
     };
+    // "this License", "this Policy": the document the clause is in, not what it governs
+    // (the clause's terms keep it: a permission "under this License" still speaks of it).
+    let itself = self_reference(sentence);
+    let own_terms = |t: &str| -> HashSet<String> {
+        terms(t)
+            .into_iter()
+            .filter(|w| !itself.contains(w))
+            .collect()
+    };
     Some(Clause {
         deontic,
         strong,
         positive,
         terms: terms(sentence),
-        scope: terms(&governed),
+        scope: own_terms(&governed),
         act: if measure_only {
             HashSet::new()
         } else {
@@ -1735,6 +1765,64 @@ fn quoted_words(sentence: &str) -> Vec<String> {
                 && q.chars().filter(|c| c.is_alphabetic()).count() >= 2
         })
         .collect()
+}
+
+/// A capitalised word after "this" ("this License", "this Agreement", "this Policy", "this
+/// Section"): how a clause names the document it is in, or a part of it.
+static SELF_REFERENCE: Pattern = LazyLock::new(|| regex(r"\b[Tt]his\s+([A-Z][a-z]+)\b"));
+
+/// The terms by which a clause refers to its own document ([`SELF_REFERENCE`]): in a licence
+/// nearly every clause says "this License", which tells nothing of what the clause governs,
+/// and a statement that merely mentions a licence must not meet every clause through it.
+fn self_reference(sentence: &str) -> HashSet<String> {
+    let Some(re) = SELF_REFERENCE.as_ref() else {
+        return HashSet::new();
+    };
+    re.captures_iter(sentence)
+        .filter_map(|c| c.get(1))
+        .flat_map(|m| terms(m.as_str()))
+        .collect()
+}
+
+/// Fewest words of a name by which a statement refers to a document ([`without_document_name`]).
+const NAME_RUN_WORDS: usize = 2;
+
+/// The statement without the name of the document it is checked against, when it writes
+/// that name: a run of at least [`NAME_RUN_WORDS`] capitalised words whose every stem is one
+/// of the document's names (`names`: its title, file name and printed title, stemmed as
+/// `extractive::stems` stems them), such as "the Harbour Licence" in "… is used under the
+/// Harbour Licence". `None` when it writes none. The words of a subject the title shares in
+/// lower case ("berth fees" under a "Berth Fees Policy") stay: they say what is done.
+pub fn without_document_name(sentence: &str, names: &HashSet<String>) -> Option<String> {
+    let words: Vec<&str> = sentence.split_whitespace().collect();
+    let named = |w: &str| {
+        let bare = w.trim_matches(|c: char| !c.is_alphanumeric());
+        let own = super::extractive::stems(bare);
+        bare.chars().next().is_some_and(char::is_uppercase)
+            && !own.is_empty()
+            && own.iter().all(|t| names.contains(t))
+    };
+    let mut kept: Vec<&str> = Vec::new();
+    let mut found = false;
+    let mut i = 0;
+    while i < words.len() {
+        let run = words[i..].iter().take_while(|w| named(w)).count();
+        if run >= NAME_RUN_WORDS {
+            found = true;
+            // The run's last word keeps what follows it ("Licence." ends the sentence).
+            let tail = words[i + run - 1].trim_start_matches(|c: char| c.is_alphanumeric());
+            let tail =
+                tail.trim_start_matches(|c: char| !matches!(c, '.' | ',' | ';' | ':' | '!' | '?'));
+            if !tail.is_empty() {
+                kept.push(tail);
+            }
+            i += run;
+        } else {
+            kept.push(words[i]);
+            i += 1;
+        }
+    }
+    found.then(|| kept.join(" "))
 }
 
 /// Most words read after "without" as what is done without.
@@ -2067,10 +2155,37 @@ fn bounds(text_: &str) -> Vec<Bound> {
                     || lead,
                 value,
                 dimension,
-                cap: false,
+                cap: missed_deadline(&text_[..whole.start()]),
             })
         })
         .collect()
+}
+
+/// Words before a deadline that make missing it the condition a clause names: "if You fail to
+/// cure the breach within 30 days", "failure to pay within 14 days" — the act is still due by
+/// the deadline, whatever the clause's own polarity.
+const FAILING: [&str; 5] = [
+    "fail to ",
+    "fails to ",
+    "failed to ",
+    "failing to ",
+    "failure to ",
+];
+
+/// Most words between a [`FAILING`] phrase and the deadline it fails ("fail to cure such
+/// breach within …").
+const FAILED_ACT_WORDS: usize = 6;
+
+/// Whether the text before a bound ends with a failure to act by it ([`FAILING`]): such a
+/// bound holds as a cap does.
+fn missed_deadline(before: &str) -> bool {
+    let l = before.to_lowercase();
+    FAILING.iter().any(|f| {
+        l.rfind(f).is_some_and(|at| {
+            let act = &l[at + f.len()..];
+            act.split_whitespace().count() <= FAILED_ACT_WORDS && !act.contains([',', ';', '.'])
+        })
+    })
 }
 
 /// The sizes a clause gives a body ([`SIZE`]), each as the least and the most it allows; none
@@ -2151,7 +2266,7 @@ fn quantities(text_: &str) -> Vec<(String, f64, Dimension)> {
 /// against "at least six years" allows four years, not the "two years" a text gives. A
 /// permission that states no such measure is not judged here (it may clear the statement).
 pub fn beyond_permission(statement: &Statement, clause: &Clause, permission: &str) -> bool {
-    let allowed = quantities(permission);
+    let allowed = quantities(&undoubled(permission));
     clause.bounds.iter().any(|b| {
         statement.quantities.iter().any(|(_, v, d)| {
             let outside = |limit: f64| {
@@ -2315,7 +2430,8 @@ pub fn statements(source: &str) -> Vec<Statement> {
 }
 
 /// Reads one sentence of the audited text.
-pub fn statement(sentence: &str) -> Statement {
+pub fn statement(text_: &str) -> Statement {
+    let sentence = &undoubled(text_);
     let l = unquote(&lower(sentence));
     let mut parts = Vec::new();
     let mut pieces = vec![l.clone()];
@@ -2373,7 +2489,7 @@ pub fn statement(sentence: &str) -> Statement {
         .flat_map(|p| exempt_thresholds(&p.text))
         .collect();
     Statement {
-        text: sentence.to_owned(),
+        text: text_.to_owned(),
         parts,
         terms: terms(sentence),
         paths,
@@ -3981,6 +4097,86 @@ mod tests {
         );
         assert_eq!(
             conflict("The first replacement badge is issued at no cost.", rule),
+            None
+        );
+    }
+
+    #[test]
+    fn a_deadline_whose_missing_ends_a_right_holds_whatever_the_polarity() {
+        let rule = "The berth is withdrawn without further notice if the holder fails to pay the \
+                    mooring fee within 14 days of the invoice.";
+        assert_eq!(
+            conflict(
+                "Holders pay the mooring fee within 30 days of the invoice.",
+                rule
+            ),
+            Some(AuditRule::OutOfRange)
+        );
+        assert_eq!(
+            conflict(
+                "Holders pay the mooring fee within 10 days of the invoice.",
+                rule
+            ),
+            None
+        );
+        assert!(clause(rule).is_some_and(|c| c.bounds.iter().any(|b| b.cap)));
+        // A failure far from the bound is another matter.
+        assert!(!missed_deadline(
+            "if the holder fails to pay, the harbour master may, "
+        ));
+    }
+
+    #[test]
+    fn a_no_charge_copy_is_given_free() {
+        let rule = "Each berth holder must be given a no-charge copy of the tide tables.";
+        assert!(clause(rule).is_some_and(|c| c.free_of_charge));
+        assert_eq!(
+            conflict(
+                "Berth holders receive the tide tables for a fee of 8 euros.",
+                rule
+            ),
+            Some(AuditRule::ProhibitionBreached)
+        );
+    }
+
+    #[test]
+    fn a_number_written_in_words_and_in_digits_is_read_once() {
+        let rule = rule("A skipper may moor at the visitor pontoon for up to fourteen (14) days.");
+        let got: Vec<(f64, Dimension)> = rule
+            .bounds
+            .iter()
+            .map(|b| (b.value, b.dimension.clone()))
+            .collect();
+        assert_eq!(got, [(14.0, Dimension::Time)]);
+        assert_eq!(
+            statement("Boats may stay at the pontoon for twenty (20) days.").quantities,
+            [("twenty days".to_owned(), 20.0, Dimension::Time)]
+        );
+        // What the statement says stays as written.
+        assert_eq!(
+            statement("Boats leave within two (2) days.").text,
+            "Boats leave within two (2) days."
+        );
+    }
+
+    #[test]
+    fn a_clause_naming_its_own_document_does_not_share_that_name_with_a_statement() {
+        let c = rule("The holder may not use the name of this Charter for any other club.");
+        assert!(!c.scope.contains("charter"));
+        assert!(c.scope.contains("club"));
+        // A statement that names the document it is checked against refers to it.
+        let names = crate::agent::rules::extractive::stems("Harbour Mooring Charter");
+        assert_eq!(
+            without_document_name(
+                "Our moorings are let under the Harbour Mooring Charter.",
+                &names
+            )
+            .as_deref(),
+            Some("Our moorings are let under the .")
+        );
+        // In lower case the name's words say what is done.
+        assert_eq!(
+            without_document_name("Every mooring is inspected by the harbour master.", &names),
             None
         );
     }

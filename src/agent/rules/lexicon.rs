@@ -256,10 +256,12 @@ pub const AFFIRMING_IDIOMS: [(&str, &str); 5] = [
 ];
 
 /// Phrases by which a rule gives something without payment, padded with spaces ("shall be
-/// provided free of charge", "licensed at no charge"); see `audit::Clause::free_of_charge`.
-pub const FREE_OF_CHARGE: [&str; 6] = [
+/// provided free of charge", "licensed at no charge", "a no-charge copy"); see
+/// `audit::Clause::free_of_charge`.
+pub const FREE_OF_CHARGE: [&str; 7] = [
     " free of charge",
     " at no charge",
+    " no-charge",
     " without charge",
     " at no cost",
     " free of cost",
