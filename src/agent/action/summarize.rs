@@ -22,6 +22,12 @@ use crate::store::Profile;
 /// policy's summary on "its rules for visitors" would lose the rest of it).
 const FOCUS_MIN_PAGES: i64 = 20;
 
+/// A short document's summary on one subject is read from this share of its passages (one in
+/// `SHORT_FOCUS_SHARE`), the search's best on that subject, and at least from
+/// `SHORT_FOCUS_LEAST` of them.
+const SHORT_FOCUS_SHARE: usize = 2;
+const SHORT_FOCUS_LEAST: usize = 4;
+
 /// Passages a summary on one subject is read from: the search's best on that subject in the
 /// document, in document order. More reaches further from the subject.
 const FOCUS_PASSAGES: usize = 16;
@@ -69,13 +75,16 @@ impl Agent<'_> {
             // A long document summarized on one part of it ("… advice on winter storage") is
             // read where the search finds that part; a short one, or a part most of it is
             // about, is read whole, which covers it.
-            let part = if d.page_count >= FOCUS_MIN_PAGES {
+            let part = {
                 let mut names = extractive::name_stems(&d.title, &d.file_name);
                 names.extend(self.printed_name(profile, &d.id).await?);
                 summary::focus(&request, &names)
                     .filter(|part| !summary::covers_most(&passages, part, &names))
+            };
+            let k = if d.page_count >= FOCUS_MIN_PAGES {
+                FOCUS_PASSAGES
             } else {
-                None
+                (rows.len() / SHORT_FOCUS_SHARE).clamp(SHORT_FOCUS_LEAST, FOCUS_PASSAGES)
             };
             // The rows read, by index, in document order.
             let mut read: Vec<usize> = (0..rows.len()).collect();
@@ -86,7 +95,7 @@ impl Agent<'_> {
                         profile,
                         &SearchRequest {
                             query: text::clip(part, MAX_QUERY_CHARS).to_owned(),
-                            k: FOCUS_PASSAGES,
+                            k,
                             documents: vec![d.id.clone()],
                             ..SearchRequest::default()
                         },
