@@ -51,6 +51,7 @@
 # probe 47 the Debian Administrator's Handbook's security chapter and backup section (WeasyPrint).
 # probe 48 the Debian Installation Guide for amd64 and for arm64, as shipped (DBLaTeX).
 # probe 49 six licences no probe had used, typeset six ways (licences49.py).
+# probe 50 four chapters of the Securing Debian Manual probe 5 did not use (harden50.py).
 # Needs enscript, ghostscript, groff, shared-mime-info, dpkg-dev's docs and man-db's docs (the packages of a Debian 12 desktop), `apt-get download` of debian-faq,
 # harden-doc, debian-policy and doc-debian, and for probes 9 and 11 libreoffice-writer-nogui and the Python
 # packages python-docx and reportlab, and for probes 13 and 14 weasyprint and fpdf2.
@@ -609,4 +610,23 @@ weasy "$w/SSPL-1.0.html" "$out/probe49/SSPL-1.0.pdf" '@page{size:letter;margin:2
 (cd "$w" && soffice --headless --convert-to pdf --outdir "$out/probe49" CC-BY-SA-4.0.docx CECILL-2.1.docx >/dev/null 2>&1)
 enscript -q -B -f Times-Roman11 -p "$w/artistic.ps" "$w/Artistic-2.0.txt"
 ps2pdf "$w/artistic.ps" "$out/probe49/Artistic-2.0.pdf"
+rm -rf "$w"
+
+# Probe 50 (stop 50, written after the stop's first audit and summary changes and scored with
+# the start build and with them): chapters of the Securing Debian Manual (harden-doc) that probe 5
+# did not use, joined by harden50.py: chapters 7 and 12 (the security infrastructure and the FAQ)
+# through pandoc and LaTeX, chapters 3 and 11 (before the installation, after a compromise)
+# through LibreOffice Writer's web export.
+mkdir -p "$out/probe50"
+w=$(mktemp -d)
+deb_unpack "$w" harden-doc "$w/hd"
+h="$w/hd/usr/share/doc/harden-doc/html/en-US"
+(cd "$h" && python3 "$here/harden50.py" "Securing Debian Manual: Debian Security Infrastructure and FAQ" \
+  ch07.html dsa.html ch07s03.html ch07s04.html deb-pack-sign.html ch12.html ch12s02.html debian-sec-team-faq.html) > "$w/infra.html"
+(cd "$h" && python3 "$here/harden50.py" "Securing Debian Manual: Before installation and after a compromise" \
+  ch03.html ch03s02.html ch03s03.html ch03s04.html ch03s05.html ch03s06.html ch03s07.html \
+  after-compromise.html ch11s02.html ch11s03.html ch11s04.html ch11s05.html) > "$w/w.html"
+pandoc -f html "$w/infra.html" -o "$out/probe50/securing-debian-infrastructure.pdf" -V geometry:margin=2.3cm -V fontsize=11pt 2>/dev/null
+(cd "$w" && soffice --headless --convert-to pdf:writer_web_pdf_Export --outdir "$w" w.html >/dev/null 2>&1)
+mv "$w/w.pdf" "$out/probe50/securing-debian-install-incident.pdf"
 rm -rf "$w"
