@@ -558,9 +558,11 @@ static CONDITION: Pattern = LazyLock::new(|| {
 
 /// Concepts that contracts, licences and policies word in many ways — charging for something,
 /// endorsing, changing, including, giving notice, licensing, keeping something as it is,
-/// providing something to someone — so "fee" meets "sell", "licence" meets "licensed",
-/// "retain" meets "keep", "offer" meets "supply", "patch" meets "modify" and "add" meets
-/// "include" (matched on the lower-case word, before stemming). Families
+/// turning something on or off, providing something to someone — so "fee" meets "sell",
+/// "licence" meets "licensed", "retain" meets "keep", "offer" meets "supply", "patch" meets
+/// "modify", "add" meets "include" and "enabled" meets "disable" (whose removal verb, see
+/// `lexicon::REMOVAL_VERBS`, carries the polarity; matched on the lower-case word, before
+/// stemming). Families
 /// written for single development items (output streams, exit codes, the file-system root,
 /// "running", assumptions) were deleted.
 fn concept(word: &str) -> Option<&'static str> {
@@ -587,6 +589,8 @@ fn concept(word: &str) -> Option<&'static str> {
             "§notice"
         } else if any(&["licen"]) {
             "§license"
+        } else if any(&["enabl", "disabl", "activat", "deactivat"]) {
+            "§enable"
         } else if matches!(word, "keep" | "keeps" | "kept" | "keeping")
             || any(&["retain", "preserv", "maintain"])
         {
@@ -631,9 +635,9 @@ const CONDITION_OPENERS: [&str; 17] = [
 ];
 
 /// Words after which a governed part names an act: "be copied", "nor be taken", "not
-/// transfer", "only use". Not "to", "and" or "or", which as often join nouns ("lend paintings
-/// to galleries", "paper and email").
-const ACT_OPENERS: [&str; 6] = ["be", "not", "never", "neither", "nor", "only"];
+/// transfer", "only use", "always wear". Not "to", "and" or "or", which as often join nouns
+/// ("lend paintings to galleries", "paper and email").
+const ACT_OPENERS: [&str; 7] = ["be", "not", "never", "neither", "nor", "only", "always"];
 
 /// The acts a governed part names (see [`Clause::act`]): each word after an [`ACT_OPENERS`]
 /// word, else its first content word, negations and verbs of avoiding aside, with their
@@ -1275,19 +1279,47 @@ fn without_that_clauses(l: &str) -> String {
 }
 
 fn has_removal(l: &str) -> bool {
-    l.split(|c: char| !c.is_alphanumeric())
-        .any(lexicon::is_removal)
+    first_word(l, lexicon::is_removal).is_some()
+}
+
+/// Where the first word of `l` for which `is` holds starts.
+fn first_word(l: &str, is: impl Fn(&str) -> bool) -> Option<usize> {
+    let mut start = None;
+    for (i, c) in l.char_indices().chain([(l.len(), ' ')]) {
+        if c.is_alphanumeric() {
+            start.get_or_insert(i);
+        } else if let Some(s) = start.take()
+            && is(&l[s..i])
+        {
+            return Some(s);
+        }
+    }
+    None
+}
+
+/// Where the first negation of `l` starts (see [`has_negation`]).
+fn first_negation(l: &str) -> Option<usize> {
+    NEGATIONS
+        .iter()
+        .filter_map(|n| l.find(n.as_str()))
+        .chain(first_word(l, lexicon::is_avoidance))
+        .min()
 }
 
 /// Whether a text (a statement part or a clause's governed content) affirms what it says:
-/// a negation or a removal verb negates; both together ("never delete") affirm.
+/// a negation or a removal verb negates; both together affirm when the negation comes first
+/// ("never delete", "nothing is removed") — one after the removal belongs to what follows it
+/// ("disable the console if access to it is not restricted").
 fn positive(l: &str) -> bool {
     // "… shall consist of not less than three members": the "not" of a bound negates nothing.
     let mut l = l.to_owned();
     for bound in lexicon::NEGATED_BOUNDS {
         l = l.replace(&format!(" {bound} "), " ");
     }
-    has_negation(&l) == has_removal(&l)
+    match (first_negation(&l), first_word(&l, lexicon::is_removal)) {
+        (Some(negation), Some(removal)) => negation < removal,
+        (negation, removal) => negation.is_none() && removal.is_none(),
+    }
 }
 
 /// Whether a padded lower-case rule opens with a demonstrative standing alone as its subject
@@ -1341,8 +1373,12 @@ pub fn clause(sentence: &str) -> Option<Clause> {
     // "Should any part … be judged invalid": a condition, not a recommendation. A rule
     // whose subject is a pronoun ("This should not be included …") cannot be matched
     // without the sentence before it.
+    let impersonal = ADVISED_THAT
+        .iter()
+        .chain(&REQUIRED_THAT)
+        .any(|f| l.starts_with(f));
     if (l.starts_with(" should ") && !l.starts_with(" should not "))
-        || [" it ", " they "].iter().any(|p| l.starts_with(p))
+        || ([" it ", " they "].iter().any(|p| l.starts_with(p)) && !impersonal)
         || pronoun_subject(&l)
     {
         return None;
@@ -1450,7 +1486,14 @@ pub fn clause(sentence: &str) -> Option<Clause> {
             Some((j, m, v)) if j < i && w == " may not " => (Deontic::Obligation, j, m, v),
             _ => (Deontic::Prohibition, i, n, w),
         }
-    } else if let Some((i, n, w)) = find(&OBLIGE) {
+    } else if let Some((i, n, w)) = find(
+        &OBLIGE
+            .iter()
+            .chain(&ADVISED_THAT)
+            .chain(&REQUIRED_THAT)
+            .copied()
+            .collect::<Vec<_>>(),
+    ) {
         match find(&PERMIT) {
             Some((j, m, v)) if j < i && v != " may " => (Deontic::Permission, j, m, v),
             _ => (Deontic::Obligation, i, n, w),
@@ -1525,19 +1568,20 @@ pub fn clause(sentence: &str) -> Option<Clause> {
     if super::matches(&DEFERS, &governed) {
         return None;
     }
-    let strong = !matches!(
-        word.trim(),
-        "should"
-            | "should not"
-            | "shouldn't"
-            | "should never"
-            | "recommend against"
-            | "is not recommended"
-            | "make sure"
-            | "ensure that"
-            | "be sure"
-            | ""
-    );
+    let strong = !ADVISED_THAT.contains(&word)
+        && !matches!(
+            word.trim(),
+            "should"
+                | "should not"
+                | "shouldn't"
+                | "should never"
+                | "recommend against"
+                | "is not recommended"
+                | "make sure"
+                | "ensure that"
+                | "be sure"
+                | ""
+        );
     let positive_content = positive(&main_clause_until(
         &without_that_clauses(&governed),
         &RULE_BREAKS,
@@ -1701,9 +1745,13 @@ static APART: Pattern = LazyLock::new(|| {
     regex(r"(?i)\b(?:different|separate|distinct|another)\s+((?:[a-z-]+\s+){0,2}[a-z-]+)")
 });
 
-/// A text's "same" and the words after it: "the same hook rail" (see
-/// [`Statement::same`]).
-static SAME: Pattern = LazyLock::new(|| regex(r"(?i)\bsame\s+((?:[a-z-]+\s+){0,2}[a-z-]+)"));
+/// A text's "same" and the words after it: "the same hook rail", or what things share: "the
+/// dinghies share one hook rail" (see [`Statement::same`]).
+static SAME: Pattern = LazyLock::new(|| {
+    regex(
+        r"(?i)\b(?:same|shar(?:e|es|ed|ing)\s+(?:the|a|one|their))\s+((?:[a-z-]+\s+){0,2}[a-z-]+)",
+    )
+});
 
 /// Most words after a word that sets apart (or "same") that name what it is said of.
 const APART_WORDS: usize = 3;
@@ -1734,6 +1782,26 @@ fn kept_apart(pattern: &Pattern, text_: &str) -> Vec<(String, HashSet<String>)> 
         .filter(|(phrase, _)| !phrase.is_empty())
         .collect()
 }
+
+/// Impersonal frames that open a recommendation ("It is recommended that you always use a
+/// journaling file system"): the rule is what follows "that", and "it" points to nothing
+/// before the sentence.
+const ADVISED_THAT: [&str; 5] = [
+    " it is recommended that ",
+    " it is strongly recommended that ",
+    " it is advisable that ",
+    " it is advised that ",
+    " it is important that ",
+];
+
+/// Impersonal frames that open a requirement ("It is essential that every boat carries …"),
+/// read as [`ADVISED_THAT`] but binding.
+const REQUIRED_THAT: [&str; 4] = [
+    " it is required that ",
+    " it is essential that ",
+    " it is necessary that ",
+    " it is mandatory that ",
+];
 
 /// Adjectives by which a rule that ends on them obliges ("… is mandatory"): such a rule
 /// governs its subject, which comes before them (see [`clause`]; `OBLIGE` holds them after
@@ -4365,6 +4433,37 @@ mod tests {
         let c = rule("Each fuel invoice must be approved by another person than its buyer.");
         let same = statement("The same person buys the fuel and approves the fuel invoice.");
         assert!(check(&same, &c, 0.7).is_some());
+        // What things share they do not keep apart.
+        let c = rule("Every dinghy should be kept on a separate trailer.");
+        let shared_ = statement("The club dinghies share one trailer.");
+        assert!(check(&shared_, &c, 0.7).is_some());
+    }
+
+    #[test]
+    fn an_impersonal_frame_opens_a_rule_and_always_precedes_its_act() {
+        let c = rule("It is recommended that crews always wear a buoyancy aid on the pontoons.");
+        assert_eq!(c.deontic, Deontic::Obligation);
+        assert!(!c.strong);
+        assert!(c.act.contains("wear"));
+        let c = rule("It is essential that the gate is locked at dusk.");
+        assert!(c.strong);
+        // "It" that points back to an earlier sentence opens no rule.
+        assert!(clause("It should be locked at dusk.").is_none());
+    }
+
+    #[test]
+    fn a_rule_to_stop_or_disable_something_wants_it_absent() {
+        let c = rule("You should disable the guest wifi outside office hours.");
+        assert!(!c.positive);
+        let off = statement("The guest wifi is disabled outside office hours.");
+        assert!(check(&off, &c, 0.7).is_none());
+        let on = statement("The guest wifi stays enabled outside office hours.");
+        assert!(check(&on, &c, 0.7).is_some());
+        // A negation after the removal verb belongs to what follows it.
+        assert!(!positive(
+            " disable the guest wifi if the office is not staffed "
+        ));
+        assert!(positive(" never disable the alarm "));
     }
 
     #[test]

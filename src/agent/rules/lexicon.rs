@@ -128,11 +128,24 @@ pub fn is_negation(word: &str) -> bool {
     NEGATIONS.contains(&word) || word.ends_with("n't")
 }
 
-/// Stems of verbs that mean taking something away ("strip", "deleted", "omitting"); see
-/// [`is_removal`].
-pub const REMOVAL_VERBS: [&str; 12] = [
-    "delete", "remove", "drop", "strip", "omit", "discard", "erase", "purge", "exclude", "abolish",
-    "withdraw", "waive",
+/// Stems of verbs that mean taking something away or out of operation ("strip", "deleted",
+/// "omitting", "disable the service", "stop unneeded daemons"); see [`is_removal`].
+pub const REMOVAL_VERBS: [&str; 15] = [
+    "delete",
+    "remove",
+    "drop",
+    "strip",
+    "omit",
+    "discard",
+    "erase",
+    "purge",
+    "exclude",
+    "abolish",
+    "withdraw",
+    "waive",
+    "disable",
+    "deactivate",
+    "stop",
 ];
 
 /// Stems of verbs that keep something from happening ("avoid logging in as root", "refrain
