@@ -52,6 +52,7 @@
 # probe 48 the Debian Installation Guide for amd64 and for arm64, as shipped (DBLaTeX).
 # probe 49 six licences no probe had used, typeset six ways (licences49.py).
 # probe 50 four chapters of the Securing Debian Manual probe 5 did not use (harden50.py).
+# probe 51 Black's stability policy, release process and contributing guides (myst2md.py).
 # Needs enscript, ghostscript, groff, shared-mime-info, dpkg-dev's docs and man-db's docs (the packages of a Debian 12 desktop), `apt-get download` of debian-faq,
 # harden-doc, debian-policy and doc-debian, and for probes 9 and 11 libreoffice-writer-nogui and the Python
 # packages python-docx and reportlab, and for probes 13 and 14 weasyprint and fpdf2.
@@ -629,4 +630,24 @@ h="$w/hd/usr/share/doc/harden-doc/html/en-US"
 pandoc -f html "$w/infra.html" -o "$out/probe50/securing-debian-infrastructure.pdf" -V geometry:margin=2.3cm -V fontsize=11pt 2>/dev/null
 (cd "$w" && soffice --headless --convert-to pdf:writer_web_pdf_Export --outdir "$w" w.html >/dev/null 2>&1)
 mv "$w/w.pdf" "$out/probe50/securing-debian-install-incident.pdf"
+rm -rf "$w"
+
+# Probe 51 (stop 50, written after the stop's audit and summary changes up to probe 50's and
+# scored with the start build and with them): Black's stability policy, release process and
+# change-gauging guide (groff -ms and tbl, from pandoc's ms) and its issue triage and
+# contributing guide (wkhtmltopdf, Letter), from the black 24.10.0 sdist on PyPI, the MyST
+# Markdown turned into Markdown by myst2md.py. Needs pandoc, groff, ghostscript, wkhtmltopdf and
+# xvfb-run.
+mkdir -p "$out/probe51"
+w=$(mktemp -d)
+sdist_unpack "$w" black black-24.10.0.tar.gz
+d="$w/black-24.10.0/docs"
+python3 "$here/myst2md.py" "$d/the_black_code_style/index.md" "$d/contributing/release_process.md" \
+  "$d/contributing/gauging_changes.md" > "$w/stab.md"
+python3 "$here/myst2md.py" "$d/contributing/issue_triage.md" "$d/contributing/the_basics.md" > "$w/triage.md"
+pandoc -f markdown "$w/stab.md" -s -t ms -o "$w/stab.ms" --metadata title="Black: stability policy and release process" 2>/dev/null
+groff -t -ms -Tps -k "$w/stab.ms" > "$w/stab.ps" 2>/dev/null
+ps2pdf "$w/stab.ps" "$out/probe51/black-stability-release.pdf"
+pandoc -f markdown "$w/triage.md" -s -o "$w/triage.html" --metadata title="Black: issue triage and contributing basics" 2>/dev/null
+xvfb-run -a wkhtmltopdf -q -s Letter "$w/triage.html" "$out/probe51/black-triage-contributing.pdf" 2>/dev/null || true
 rm -rf "$w"
