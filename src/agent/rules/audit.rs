@@ -465,24 +465,34 @@ static PERIOD: Pattern = LazyLock::new(|| {
     ))
 });
 
+/// The days of a unit of a recurrence ("day", "weeks", "month", "quarter", "year", "annual"),
+/// 0 for another word.
+fn unit_days(unit: &str) -> f64 {
+    [
+        ("da", 1.0),
+        ("week", 7.0),
+        ("month", 30.4),
+        ("quarter", 91.3),
+        ("year", 365.0),
+        ("annual", 365.0),
+    ]
+    .iter()
+    .find(|(stem, _)| unit.starts_with(stem))
+    .map_or(0.0, |(_, d)| *d)
+}
+
+/// A count capped per period: "more than one release per month", "more than two audits a
+/// year" — at most that many in each period, so the shortest interval allowed between two
+/// (see [`Dimension::Interval`]). The text after a cap ([`THRESHOLD`]) that names the period.
+static PER_PERIOD: Pattern =
+    LazyLock::new(|| regex(r"(?i)^\s+(?:per|a|an|each|every|in\s+(?:a|any|each))\s+([a-z]+)\b"));
+
 /// The recurrences a text names, as (text, days between two occurrences); see [`PERIOD`].
 fn intervals(text_: &str) -> Vec<(String, f64)> {
     let Some(re) = PERIOD.as_ref() else {
         return Vec::new();
     };
-    let days = |unit: &str| -> f64 {
-        [
-            ("da", 1.0),
-            ("week", 7.0),
-            ("month", 30.4),
-            ("quarter", 91.3),
-            ("year", 365.0),
-            ("annual", 365.0),
-        ]
-        .iter()
-        .find(|(stem, _)| unit.starts_with(stem))
-        .map_or(0.0, |(_, d)| *d)
-    };
+    let days = unit_days;
     re.captures_iter(text_)
         .filter_map(|c| {
             let whole = c.get(0)?.as_str().to_owned();
@@ -1645,6 +1655,41 @@ pub fn clause(sentence: &str) -> Option<Clause> {
     } else {
         Vec::new()
     };
+    // "There should not be more than one release per month": a prohibition that is all
+    // threshold forbids going beyond it, not what it counts — doing that within the cap is
+    // no breach ("must not accept gifts worth more than £50" forbids an act, and keeps its
+    // polarity).
+    // A count capped per period is also a least interval: "not more than one release per
+    // month" is met by "once a month" and broken by "every week".
+    let per_period: Vec<Bound> = caps
+        .iter()
+        .filter(|(_, _, d)| matches!(d, Dimension::Count(_)))
+        .filter_map(|(cap, n, _)| {
+            let after = &governed[governed.find(cap.as_str())? + cap.len()..];
+            let unit = PER_PERIOD.as_ref()?.captures(after)?.get(1)?.as_str();
+            let days = unit_days(&unit.to_lowercase());
+            (days > 0.0 && *n > 0.0).then(|| Bound {
+                text: format!(
+                    "not {cap} {}",
+                    after
+                        .split_whitespace()
+                        .take(2)
+                        .collect::<Vec<_>>()
+                        .join(" ")
+                ),
+                minimum: true,
+                value: days / n,
+                dimension: Dimension::Interval,
+                cap: true,
+            })
+        })
+        .collect();
+    let capped_only = caps.first().is_some_and(|(cap, _, _)| {
+        let rest = governed.trim_start();
+        rest.strip_prefix("be ")
+            .unwrap_or(rest)
+            .starts_with(cap.as_str())
+    });
     // "this License", "this Policy": the document the clause is in, not what it governs
     // (the clause's terms keep it: a permission "under this License" still speaks of it).
     let itself = self_reference(sentence);
@@ -1690,6 +1735,7 @@ pub fn clause(sentence: &str) -> Option<Clause> {
                     value: *value,
                     dimension: dimension.clone(),
                 }))
+                .chain(per_period)
                 .chain(intervals(sentence).into_iter().map(|(text, value)| Bound {
                     text,
                     minimum: false,
@@ -1713,6 +1759,7 @@ pub fn clause(sentence: &str) -> Option<Clause> {
             .collect(),
         free_of_charge: lexicon::FREE_OF_CHARGE.iter().any(|f| governed.contains(f)),
         without_polarity: measure_only
+            || capped_only
             || [STATED_ORDER, STATED_RESTRICTION, MAY_ONLY].contains(&word),
         only,
         precondition: if deontic == Deontic::Prohibition && !neither {
@@ -2672,6 +2719,13 @@ fn negates_by_prefix(part: &str, clause_terms: &HashSet<String>) -> bool {
         .any(|rest| clause_terms.contains(&text::stem(rest)))
 }
 
+/// Similarity at which a statement that shares one word with a clause and measures what the
+/// clause bounds is held to that bound (two shared words, or 0.6, make any statement topical):
+/// lower holds statements to bounds of clauses about other things, higher lets a measure
+/// worded differently ("we cut a release every week" against "not more than one release per
+/// month") pass unchecked.
+pub const MEASURED_TOPIC: f32 = 0.5;
+
 /// Checks a statement against a clause; `similarity` is the cosine similarity of their
 /// embeddings. Returns the conflict a rule detects, if any.
 pub fn check(statement: &Statement, clause: &Clause, similarity: f32) -> Option<Conflict> {
@@ -2820,7 +2874,11 @@ pub fn check(statement: &Statement, clause: &Clause, similarity: f32) -> Option<
     // A quantity outside the bound the clause sets; a schedule line's bound binds only its
     // own subject ("Driver timesheets are kept for two years" says nothing of manifests).
     let own_subject = clause.subject.is_empty() || shared(&statement.terms, &clause.subject) >= 1;
-    if topical && own_subject {
+    // A statement that measures what the clause bounds ("every week" against "not more than
+    // one release per month") is on topic with one shared word at [`MEASURED_TOPIC`].
+    let measured_topic =
+        words >= 1 && similarity >= MEASURED_TOPIC && !measured_alike(statement, clause).is_empty();
+    if (topical || measured_topic) && own_subject {
         for b in &clause.bounds {
             for (q, v, d) in &statement.quantities {
                 // A deadline ("within 10 days") is missed by what is done only at intervals
@@ -4192,6 +4250,31 @@ mod tests {
         assert!(!missed_deadline(
             "if the holder fails to pay, the harbour master may, "
         ));
+    }
+
+    #[test]
+    fn a_count_capped_per_period_is_a_least_interval_and_no_ban_on_the_act() {
+        let cap = "There should not be more than two launches per week from the public slipway.";
+        assert_eq!(
+            conflict(
+                "The club launches boats from the public slipway every day.",
+                cap
+            ),
+            Some(AuditRule::OutOfRange)
+        );
+        assert_eq!(
+            conflict(
+                "Boats are launched from the public slipway once a week.",
+                cap
+            ),
+            None
+        );
+        // One shared word is enough for a statement that measures what the clause bounds.
+        let daily = statement("Boats go down the slipway daily.");
+        assert!(check(&daily, &rule(cap), MEASURED_TOPIC).is_some());
+        assert!(check(&daily, &rule(cap), MEASURED_TOPIC - 0.1).is_none());
+        // A cap on what an act is done to keeps the act's polarity.
+        assert!(!rule("Crews must not accept tips worth more than 20 euros.").without_polarity);
     }
 
     #[test]

@@ -1491,6 +1491,14 @@ pub fn refers_back(sentence: &str, previous: &str) -> bool {
     if lexicon::BACK_OPENERS.contains(&first.as_str()) {
         return true;
     }
+    // An order whose object points back: "Run it first …", "Send them to the office."
+    if !lexicon::AUXILIARIES.contains(&first.as_str())
+        && words
+            .get(1)
+            .is_some_and(|w| matches!(w.to_lowercase().as_str(), "it" | "them"))
+    {
+        return true;
+    }
     // "This" or "that" standing for the whole sentence before: a verb follows it ("This
     // requires two members …", "That is done by …"), where a noun would follow a determiner.
     if matches!(first.as_str(), "this" | "that")
@@ -1596,6 +1604,8 @@ mod tests {
         assert!(refers_back("It replaces the old calendar.", before));
         assert!(refers_back("This requires the chair's consent.", before));
         assert!(refers_back("That is decided by the board.", before));
+        assert!(refers_back("Print it twice and file one copy.", before));
+        assert!(!refers_back("Is it open on Sundays?", before));
         assert!(!refers_back("This badge opens every door.", before));
         assert!(refers_back(
             "At the end of this quarterly-review cycle, the list closes.",
