@@ -1657,7 +1657,7 @@ pub fn clause(sentence: &str) -> Option<Clause> {
     };
     // "There should not be more than one release per month": a prohibition that is all
     // threshold forbids going beyond it, not what it counts — doing that within the cap is
-    // no breach ("must not accept gifts worth more than £50" forbids an act, and keeps its
+    // no breach ("must not accept tips above £50" forbids an act, and keeps its
     // polarity).
     // A count capped per period is also a least interval: "not more than one release per
     // month" is met by "once a month" and broken by "every week".
@@ -1830,8 +1830,8 @@ fn kept_apart(pattern: &Pattern, text_: &str) -> Vec<(String, HashSet<String>)> 
         .collect()
 }
 
-/// Impersonal frames that open a recommendation ("It is recommended that you always use a
-/// journaling file system"): the rule is what follows "that", and "it" points to nothing
+/// Impersonal frames that open a recommendation ("It is recommended that crews always wear a
+/// buoyancy aid"): the rule is what follows "that", and "it" points to nothing
 /// before the sentence.
 const ADVISED_THAT: [&str; 5] = [
     " it is recommended that ",
@@ -1902,8 +1902,8 @@ fn self_reference(sentence: &str) -> HashSet<String> {
 /// Fewest words of a name by which a statement refers to a document ([`without_document_name`]).
 const NAME_RUN_WORDS: usize = 2;
 
-/// The statement without the name of the document it is checked against, when it writes
-/// that name: a run of at least [`NAME_RUN_WORDS`] capitalised words whose every stem is one
+/// The statement without the own name of the document it is checked against, when it
+/// writes that name: a run of at least [`NAME_RUN_WORDS`] capitalised words whose every stem is one
 /// of the document's names (`names`: its title, file name and printed title, stemmed as
 /// `extractive::stems` stems them), such as "the Harbour Licence" in "… is used under the
 /// Harbour Licence". `None` when it writes none. The words of a subject the title shares in
@@ -2276,8 +2276,8 @@ fn bounds(text_: &str) -> Vec<Bound> {
         .collect()
 }
 
-/// Words before a deadline that make missing it the condition a clause names: "if You fail to
-/// cure the breach within 30 days", "failure to pay within 14 days" — the act is still due by
+/// Words before a deadline that make missing it the condition a clause names: "if the holder fails
+/// to settle the invoice within 30 days", "failure to pay within 14 days" — the act is still due by
 /// the deadline, whatever the clause's own polarity.
 const FAILING: [&str; 5] = [
     "fail to ",
@@ -4282,10 +4282,7 @@ mod tests {
         let rule = "Each berth holder must be given a no-charge copy of the tide tables.";
         assert!(clause(rule).is_some_and(|c| c.free_of_charge));
         assert_eq!(
-            conflict(
-                "Berth holders receive the tide tables for a fee of 8 euros.",
-                rule
-            ),
+            conflict("Berth holders pay 8 euros for the tide tables.", rule),
             Some(AuditRule::ProhibitionBreached)
         );
     }
