@@ -88,6 +88,19 @@ impl<'a> Agent<'a> {
         Ok(docs)
     }
 
+    /// Every name of a document, stemmed: its title and file name
+    /// (`extractive::name_stems`) and the title it prints atop its first page
+    /// ([`Agent::printed_name`]).
+    async fn document_names(
+        &self,
+        profile: &Profile,
+        document: &Document,
+    ) -> Result<HashSet<String>, Error> {
+        let mut names = rules::extractive::name_stems(&document.title, &document.file_name);
+        names.extend(self.printed_name(profile, &document.id).await?);
+        Ok(names)
+    }
+
     /// The stemmed words of the title a document prints atop its first page
     /// (`extractive::printed_title`; empty without one): a name of the document besides its
     /// title and file name ("Eclipse Public License" for "EPL-2.0.pdf").

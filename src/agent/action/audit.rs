@@ -545,8 +545,7 @@ impl Agent<'_> {
             // A statement that names the document it is checked against ("… licensed under the
             // Harbour Licence") refers to it: the words of that name say which document, not
             // what the statement does, and are read out of the statement for this document.
-            let mut names = extractive::name_stems(&t.title, &t.file_name);
-            names.extend(self.printed_name(profile, &t.id).await?);
+            let names = self.document_names(profile, t).await?;
             let own: Vec<audit::Statement> = statements
                 .iter()
                 .map(|s| match audit::without_document_name(&s.text, &names) {

@@ -9,17 +9,17 @@ use crate::Error;
 use crate::agent::evidence::*;
 use crate::agent::graph::{Node, Transition};
 use crate::agent::resolve;
-use crate::agent::rules::{extractive, summary, text};
+use crate::agent::rules::{summary, text};
 use crate::agent::synthesis::{Outcome, QUOTES_PER_PART, Task};
 use crate::agent::types::*;
 use crate::agent::{Agent, Emit};
 use crate::library::{MAX_QUERY_CHARS, SearchRequest};
 use crate::store::Profile;
 
-/// Fewest pages of a document whose summary on one subject is read where the search finds
-/// that subject ([`summary::focus`]): a shorter document is summarized whole, which already
-/// covers any part of it. Lower narrows more summaries to the search's passages (a short
-/// policy's summary on "its rules for visitors" would lose the rest of it).
+/// Fewest pages of a document whose summary on one subject ([`summary::focus`]) is read from
+/// the search's [`FOCUS_PASSAGES`] best passages on it; a shorter one is read from a share of
+/// its own ([`SHORT_FOCUS_SHARE`]), which reaches further from the subject (a short policy's
+/// summary on "its rules for visitors" keeps more of the rest of it).
 const FOCUS_MIN_PAGES: i64 = 20;
 
 /// A short document's summary on one subject is read from this share of its passages (one in
@@ -72,15 +72,12 @@ impl Agent<'_> {
                     char_start: r.char_start,
                 })
                 .collect();
-            // A long document summarized on one part of it ("… advice on winter storage") is
-            // read where the search finds that part; a short one, or a part most of it is
-            // about, is read whole, which covers it.
-            let part = {
-                let mut names = extractive::name_stems(&d.title, &d.file_name);
-                names.extend(self.printed_name(profile, &d.id).await?);
-                summary::focus(&request, &names)
-                    .filter(|part| !summary::covers_most(&passages, part, &names))
-            };
+            // A document summarized on one part of it ("… advice on winter storage") is read
+            // where the search finds that part (a short one from half its passages); a part
+            // most of it is about is read whole, which covers it.
+            let names = self.document_names(profile, &d).await?;
+            let part = summary::focus(&request, &names)
+                .filter(|part| !summary::covers_most(&passages, part, &names));
             let k = if d.page_count >= FOCUS_MIN_PAGES {
                 FOCUS_PASSAGES
             } else {

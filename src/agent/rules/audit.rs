@@ -492,7 +492,6 @@ fn intervals(text_: &str) -> Vec<(String, f64)> {
     let Some(re) = PERIOD.as_ref() else {
         return Vec::new();
     };
-    let days = unit_days;
     re.captures_iter(text_)
         .filter_map(|c| {
             let whole = c.get(0)?.as_str().to_owned();
@@ -510,11 +509,11 @@ fn intervals(text_: &str) -> Vec<(String, f64)> {
                     Some(_) => 2.0,
                     None => 1.0,
                 };
-                every * days(&unit.as_str().to_lowercase()) / times.max(1.0)
+                every * unit_days(&unit.as_str().to_lowercase()) / times.max(1.0)
             } else if let (Some(n), Some(unit)) = (c.get(4), c.get(5)) {
-                lexicon::number(n.as_str())? * days(&unit.as_str().to_lowercase())
+                lexicon::number(n.as_str())? * unit_days(&unit.as_str().to_lowercase())
             } else {
-                days(&c.get(6)?.as_str().to_lowercase())
+                unit_days(&c.get(6)?.as_str().to_lowercase())
             };
             (value > 0.0).then_some((whole, value))
         })
@@ -1199,9 +1198,7 @@ static NEGATIONS: LazyLock<Vec<String>> = LazyLock::new(|| {
 });
 
 fn has_negation(l: &str) -> bool {
-    NEGATIONS.iter().any(|n| l.contains(n.as_str()))
-        || l.split(|c: char| !c.is_alphanumeric())
-            .any(lexicon::is_avoidance)
+    first_negation(l).is_some()
 }
 
 /// Words that open a clause framing the main one: a condition, a time, a purpose or a reason
@@ -1307,7 +1304,8 @@ fn first_word(l: &str, is: impl Fn(&str) -> bool) -> Option<usize> {
     None
 }
 
-/// Where the first negation of `l` starts (see [`has_negation`]).
+/// Where the first negation of `l` starts: a phrase of [`NEGATIONS`] or an avoidance verb
+/// (`lexicon::is_avoidance`).
 fn first_negation(l: &str) -> Option<usize> {
     NEGATIONS
         .iter()
@@ -1655,10 +1653,6 @@ pub fn clause(sentence: &str) -> Option<Clause> {
     } else {
         Vec::new()
     };
-    // "There should not be more than one release per month": a prohibition that is all
-    // threshold forbids going beyond it, not what it counts — doing that within the cap is
-    // no breach ("must not accept tips above £50" forbids an act, and keeps its
-    // polarity).
     // A count capped per period is also a least interval: "not more than one release per
     // month" is met by "once a month" and broken by "every week".
     let per_period: Vec<Bound> = caps
@@ -1684,6 +1678,10 @@ pub fn clause(sentence: &str) -> Option<Clause> {
             })
         })
         .collect();
+    // "There should not be more than one release per month": a prohibition that is all
+    // threshold forbids going beyond it, not what it counts — doing that within the cap is
+    // no breach ("must not accept tips above £50" forbids an act, and keeps its
+    // polarity).
     let capped_only = caps.first().is_some_and(|(cap, _, _)| {
         let rest = governed.trim_start();
         rest.strip_prefix("be ")
