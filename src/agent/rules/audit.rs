@@ -1494,14 +1494,11 @@ pub fn clause(sentence: &str) -> Option<Clause> {
             Some((j, m, v)) if j < i && w == " may not " => (Deontic::Obligation, j, m, v),
             _ => (Deontic::Prohibition, i, n, w),
         }
-    } else if let Some((i, n, w)) = find(
-        &OBLIGE
-            .iter()
-            .chain(&ADVISED_THAT)
-            .chain(&REQUIRED_THAT)
-            .copied()
-            .collect::<Vec<_>>(),
-    ) {
+    } else if let Some((i, n, w)) = [find(&OBLIGE), find(&ADVISED_THAT), find(&REQUIRED_THAT)]
+        .into_iter()
+        .flatten()
+        .min_by_key(|(i, _, _)| *i)
+    {
         match find(&PERMIT) {
             Some((j, m, v)) if j < i && v != " may " => (Deontic::Permission, j, m, v),
             _ => (Deontic::Obligation, i, n, w),
@@ -2874,9 +2871,10 @@ pub fn check(statement: &Statement, clause: &Clause, similarity: f32) -> Option<
     let own_subject = clause.subject.is_empty() || shared(&statement.terms, &clause.subject) >= 1;
     // A statement that measures what the clause bounds ("every week" against "not more than
     // one release per month") is on topic with one shared word at [`MEASURED_TOPIC`].
-    let measured_topic =
-        words >= 1 && similarity >= MEASURED_TOPIC && !measured_alike(statement, clause).is_empty();
-    if (topical || measured_topic) && own_subject {
+    let measured_topic = || {
+        words >= 1 && similarity >= MEASURED_TOPIC && !measured_alike(statement, clause).is_empty()
+    };
+    if own_subject && (topical || measured_topic()) {
         for b in &clause.bounds {
             for (q, v, d) in &statement.quantities {
                 // A deadline ("within 10 days") is missed by what is done only at intervals
