@@ -53,6 +53,7 @@
 # probe 49 six licences no probe had used, typeset six ways (licences49.py).
 # probe 50 four chapters of the Securing Debian Manual probe 5 did not use (harden50.py).
 # probe 51 Black's stability policy, release process and contributing guides (myst2md.py).
+# probe 52 five licences no probe had used, typeset five ways (licences52.py).
 # Needs enscript, ghostscript, groff, shared-mime-info, dpkg-dev's docs and man-db's docs (the packages of a Debian 12 desktop), `apt-get download` of debian-faq,
 # harden-doc, debian-policy and doc-debian, and for probes 9 and 11 libreoffice-writer-nogui and the Python
 # packages python-docx and reportlab, and for probes 13 and 14 weasyprint and fpdf2.
@@ -650,4 +651,25 @@ groff -t -ms -Tps -k "$w/stab.ms" > "$w/stab.ps" 2>/dev/null
 ps2pdf "$w/stab.ps" "$out/probe51/black-stability-release.pdf"
 pandoc -f markdown "$w/triage.md" -s -o "$w/triage.html" --metadata title="Black: issue triage and contributing basics" 2>/dev/null
 xvfb-run -a wkhtmltopdf -q -s Letter "$w/triage.html" "$out/probe51/black-triage-contributing.pdf" 2>/dev/null || true
+rm -rf "$w"
+
+# Probe 52 (stop 51, written before the stop's first change and scored with the start build):
+# five licences from the npm package spdx-license-list (6.12.0) that no probe had used, written
+# out by licences52.py and typeset five ways: the PolyForm Small Business License 1.0.0 (pandoc
+# and pdfTeX), the Hippocratic License 2.1 (pandoc's ms, groff), the Open Government Licence
+# v3.0 (LibreOffice's web export), the NASA Open Source Agreement 1.3 (WeasyPrint, two columns)
+# and the Reciprocal Public License 1.5 (fpdf2). Needs npm, pandoc, pdfTeX, groff, ghostscript,
+# LibreOffice and the weasyprint and fpdf2 Python packages.
+mkdir -p "$out/probe52"
+w=$(mktemp -d)
+(cd "$w" && npm pack -q spdx-license-list@6.12.0 >/dev/null 2>&1 && tar xzf spdx-license-list-6.12.0.tgz)
+python3 "$here/licences52.py" "$w/package/spdx-full.json" "$w"
+pandoc -f markdown "$w/PolyForm-Small-Business-1.0.0.md" -o "$out/probe52/PolyForm-Small-Business-1.0.0.pdf" \
+  -V geometry:margin=2.5cm -V fontsize=11pt 2>/dev/null
+pandoc -f markdown "$w/Hippocratic-2.1.md" -s -t ms -o "$w/hippocratic.ms" --metadata title="Hippocratic License 2.1" 2>/dev/null
+groff -ms -Tps -k "$w/hippocratic.ms" > "$w/hippocratic.ps" 2>/dev/null
+ps2pdf "$w/hippocratic.ps" "$out/probe52/Hippocratic-2.1.pdf"
+(cd "$w" && soffice --headless --convert-to pdf:writer_web_pdf_Export --outdir "$out/probe52" OGL-UK-3.0.html >/dev/null 2>&1)
+weasy "$w/NASA-1.3.html" "$out/probe52/NASA-1.3.pdf" '@page{size:A4;margin:1.8cm;@bottom-center{content:counter(page)}} body{font-family:serif;font-size:9.5pt;column-count:2;column-gap:.9cm;text-align:justify} p{margin:0 0 .5em 0}'
+mv "$w/RPL-1.5.pdf" "$out/probe52/RPL-1.5.pdf"
 rm -rf "$w"
