@@ -253,6 +253,8 @@ pub struct EarlierTurn {
     /// Whether the documents are those the answer cited (the turn searched the whole library)
     /// rather than those it was scoped to.
     pub cited: bool,
+    /// The documents the turn's answer cited, the first cited first (empty for a refusal).
+    pub answer_cites: Vec<String>,
 }
 
 /// Earlier turns, newest first.
@@ -278,6 +280,13 @@ pub fn resolve_reference(
             last.clone(),
             Certainty::High,
             "the message refers to the one document of the previous turn".into(),
+        ),
+        // "That licence" after an answer scoped to several documents that quoted only one of
+        // them is the one it quoted: the answer has already picked it out.
+        Reference::One if turn.answer_cites.len() == 1 => (
+            turn.answer_cites.clone(),
+            Certainty::High,
+            "the message refers to the one document the previous answer cited".into(),
         ),
         // "That document" after an answer drawn from the whole library is the document the
         // answer rests on first: its best quote's.
@@ -785,6 +794,7 @@ mod tests {
             vec![EarlierTurn {
                 documents: vec!["a".to_owned(), "b".to_owned()],
                 cited,
+                answer_cites: vec!["a".to_owned(), "b".to_owned()],
             }]
         };
         let newest = |d: &[String]| d.iter().rev().cloned().collect::<Vec<_>>();
@@ -797,6 +807,15 @@ mod tests {
         let (docs, c, _) = resolve_reference(Reference::One, &scoped(true), &newest);
         assert_eq!((docs, c), (vec!["a".to_owned()], Certainty::High));
         let (docs, _, _) = resolve_reference(Reference::Several, &scoped(true), &newest);
+        assert_eq!(docs.len(), 2);
+        // ... and after an answer scoped to two documents that quoted one, it is that one.
+        let one_cited = [EarlierTurn {
+            answer_cites: vec!["b".to_owned()],
+            ..scoped(false)[0].clone()
+        }];
+        let (docs, c, _) = resolve_reference(Reference::One, &one_cited, &newest);
+        assert_eq!((docs, c), (vec!["b".to_owned()], Certainty::High));
+        let (docs, _, _) = resolve_reference(Reference::Several, &one_cited, &newest);
         assert_eq!(docs.len(), 2);
         let (docs, c, _) = resolve_reference(Reference::One, &[], &newest);
         assert!(docs.is_empty());

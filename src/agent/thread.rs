@@ -127,22 +127,24 @@ impl Agent<'_> {
                 .as_ref()
                 .map(|r| r.documents.resolved.clone())
                 .unwrap_or_default();
-            if !resolved.is_empty() {
-                out.push(resolve::EarlierTurn {
-                    documents: resolved,
-                    cited: false,
-                });
-                continue;
-            }
             let mut cited: Vec<String> = Vec::new();
             for c in &m.citations {
                 if !cited.contains(&c.document_id) {
                     cited.push(c.document_id.clone());
                 }
             }
-            out.push(resolve::EarlierTurn {
-                documents: cited,
-                cited: true,
+            out.push(if resolved.is_empty() {
+                resolve::EarlierTurn {
+                    documents: cited.clone(),
+                    cited: true,
+                    answer_cites: cited,
+                }
+            } else {
+                resolve::EarlierTurn {
+                    documents: resolved,
+                    cited: false,
+                    answer_cites: cited,
+                }
             });
         }
         Ok(out)
