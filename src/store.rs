@@ -1177,6 +1177,31 @@ impl Store {
             .collect())
     }
 
+    /// Whether any page of the documents writes `needle` (lower case, matched case-insensitively
+    /// anywhere in a page's text).
+    pub async fn pages_write(
+        &self,
+        profile_id: &str,
+        document_ids: &[String],
+        needle: &str,
+    ) -> Result<bool, StoreError> {
+        for id in document_ids {
+            let found: bool = sqlx::query_scalar(
+                "SELECT EXISTS(SELECT 1 FROM pages WHERE profile_id = ? AND document_id = ? \
+                 AND instr(lower(text), ?) > 0)",
+            )
+            .bind(profile_id)
+            .bind(id)
+            .bind(needle)
+            .fetch_one(&self.pool)
+            .await?;
+            if found {
+                return Ok(true);
+            }
+        }
+        Ok(false)
+    }
+
     /// `(page, text)` of every page of a document, in page order.
     pub async fn page_texts(
         &self,

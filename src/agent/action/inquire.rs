@@ -136,6 +136,17 @@ impl Agent<'_> {
             Some(s) if s != own => s.to_owned(),
             _ => String::new(),
         };
+        // A follow-up's names may come from the conversation and its documents from the
+        // previous turn: only a question that stands alone is held to the names it writes. A
+        // yes-or-no question names the case it asks a rule about ("Can I fly business class
+        // to Oslo?"), which the rule answers without writing it; a question for a fact about a
+        // named thing ("Which office in Oslo …?") needs a passage that writes the name.
+        let unwritten = if context.is_empty() && !extractive::asks_yes_or_no(&own) {
+            self.unwritten_names(profile, &own, &state.evidence, &scope)
+                .await?
+        } else {
+            Vec::new()
+        };
         let mut terms = extractive::question_terms(&own, &context);
         // The values the question asks for: the answer looks for them and refuses without them.
         let asks = value::asks_in_thread(&own, &context);
@@ -184,7 +195,9 @@ impl Agent<'_> {
             )
             .await?;
         let mut confidence = self
-            .judge_answer(profile, state, &own, &terms, &asks, &req.query, &quotes)
+            .judge_answer(
+                profile, state, &own, &terms, &asks, &req.query, &unwritten, &quotes,
+            )
             .await?;
         let mut usage = None;
         let answerable = self.answers(&confidence, !quotes.citations.is_empty());
@@ -200,7 +213,8 @@ impl Agent<'_> {
                         Ok(written) => {
                             let judged = self
                                 .judge_answer(
-                                    profile, state, &own, &terms, &asks, &req.query, &written,
+                                    profile, state, &own, &terms, &asks, &req.query, &unwritten,
+                                    &written,
                                 )
                                 .await?;
                             if self.answers(&judged, !written.citations.is_empty()) {
@@ -454,6 +468,7 @@ impl Agent<'_> {
         terms: &HashMap<String, f32>,
         asks: &value::Asks,
         query: &str,
+        unwritten: &[String],
         draft: &Draft,
     ) -> Result<Confidence, Error> {
         let (citations, rank_only) = (&draft.citations, &draft.rank_only);
@@ -476,16 +491,17 @@ impl Agent<'_> {
         let evidence_texts: Vec<&str> = state.evidence.iter().map(|e| e.text.as_str()).collect();
         let mut missing = extractive::missing_anchors(own, &evidence_texts);
         let mut numbers = extractive::missing_named_numbers(own, &evidence_texts);
+        let mut unwritten = unwritten.to_vec();
+        let sources: HashSet<&str> = state
+            .evidence
+            .iter()
+            .map(|e| e.document_id.as_str())
+            .collect();
         // A term that names a document the evidence comes from ("GPL" for "GPL-1") is about
         // which document, not about its content.
-        if !missing.is_empty() || !numbers.is_empty() {
+        if !missing.is_empty() || !numbers.is_empty() || !unwritten.is_empty() {
             let mut names = String::new();
-            for id in state
-                .evidence
-                .iter()
-                .map(|e| e.document_id.as_str())
-                .collect::<HashSet<_>>()
-            {
+            for id in &sources {
                 if let Ok(d) = self.lib.store().document(&profile.id, id).await {
                     names.push_str(&format!(" {} {} ", d.title, d.file_name));
                 }
@@ -493,6 +509,7 @@ impl Agent<'_> {
             let names = names.to_lowercase();
             missing.retain(|a| !extractive::names_anchor(&names, a));
             numbers.retain(|a| !extractive::names_anchor(&names, a));
+            unwritten.retain(|a| !extractive::names_anchor(&names, a));
         }
         // "Which encryption algorithm …": the thing the question asks which one of, named in
         // no retrieved passage.
@@ -523,9 +540,10 @@ impl Agent<'_> {
         if closeness >= extractive::SAID_OTHERWISE {
             missing.clear();
         }
-        // A version or clause number has no other words: one the question names and no
-        // passage holds stays missing however close the quotes come.
+        // A version or clause number or a name has no other words: one the question names and
+        // no passage holds stays missing however close the quotes come.
         missing.extend(numbers);
+        missing.extend(unwritten);
         // A question whose every ask wants a value ("within how many hours", "how often") is
         // not answered by quotes that hold none of that kind.
         let quotes: Vec<&str> = citations
@@ -552,6 +570,40 @@ impl Agent<'_> {
         confidence.grounding = draft.grounded;
         confidence.closeness = Some(closeness);
         Ok(confidence)
+    }
+
+    /// The question's proper names ([`extractive::unwritten_names`]) that neither the evidence
+    /// nor any page of a document in scope writes, each joined into one phrase. A name the
+    /// passages leave out may be written elsewhere in their documents (the search ranked other
+    /// passages first, or a glossary defines it): only a name no document in scope writes says
+    /// the library does not cover the question.
+    async fn unwritten_names(
+        &self,
+        profile: &Profile,
+        own: &str,
+        evidence: &[Evidence],
+        scope: &Scope,
+    ) -> Result<Vec<String>, Error> {
+        let texts: Vec<&str> = evidence.iter().map(|e| e.text.as_str()).collect();
+        let mut out = Vec::new();
+        for name in extractive::unwritten_names(own, &texts) {
+            for word in &name {
+                let mut found = false;
+                for spelling in extractive::spellings(&text::stem(word)) {
+                    found = found
+                        || self
+                            .lib
+                            .store()
+                            .pages_write(&profile.id, &scope.document_ids, &spelling)
+                            .await?;
+                }
+                if !found {
+                    out.push(name.join(" "));
+                    break;
+                }
+            }
+        }
+        Ok(out)
     }
 
     /// The best cosine similarity between a quote cited for what it says (not only for its

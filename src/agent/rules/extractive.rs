@@ -207,6 +207,123 @@ pub fn missing_anchors(question: &str, texts: &[&str]) -> Vec<String> {
         .collect()
 }
 
+/// Whether a word is written as a name: one capital, first, then lower-case letters only, and
+/// a content word ("Canada"; not "GDPR", an acronym's plural "NGOs", "The").
+fn capitalised(word: &str) -> bool {
+    let mut letters = word.chars();
+    word.chars().count() >= 2
+        && letters.next().is_some_and(char::is_uppercase)
+        && letters.all(char::is_lowercase)
+        && !content_terms(word).is_empty()
+}
+
+/// Whether a question asks yes or no: it opens on an auxiliary or a modal ("Can I moor …?",
+/// "Is a permit needed …?"), not on a request ("Can you list …").
+pub fn asks_yes_or_no(question: &str) -> bool {
+    let l = question.trim_start().to_lowercase();
+    let first = l.split_whitespace().next().unwrap_or("");
+    lexicon::AUXILIARIES.contains(&first)
+        && !lexicon::REQUEST_OPENERS.iter().any(|r| l.starts_with(r))
+}
+
+/// The proper names a question writes: runs of capitalised words that do not open a sentence
+/// ("Creative Commons", "Canada", "Bureau of Labor Statistics"; the short words an acronym
+/// leaves out may join two), each as its content words in lower case. Acronyms are
+/// [`anchors`] already; a sentence's first word is capitalised whatever it is.
+pub fn proper_names(question: &str) -> Vec<Vec<String>> {
+    let mut out: Vec<Vec<String>> = Vec::new();
+    let mut run: Vec<String> = Vec::new();
+    // A short joining word seen inside the current run ("Bureau *of* Labor").
+    let mut joined = false;
+    let mut opens = true;
+    let mut flush = |run: &mut Vec<String>| {
+        if !run.is_empty() && !out.contains(run) {
+            out.push(std::mem::take(run));
+        }
+        run.clear();
+    };
+    for raw in question.split_whitespace() {
+        let w = raw.trim_matches(|c: char| !c.is_alphanumeric());
+        let w = w
+            .strip_suffix("'s")
+            .or_else(|| w.strip_suffix("’s"))
+            .unwrap_or(w);
+        // "Apache-licensed", "Bourne-style": the name is the compound's capitalised part, and
+        // the compound, an adjective, ends it.
+        let parts: Vec<&str> = w.split('-').collect();
+        let named: Vec<&str> = parts.iter().copied().filter(|p| capitalised(p)).collect();
+        let joiner = lexicon::LEFT_OUT_OF_ACRONYMS.contains(&w.to_lowercase().as_str());
+        if !named.is_empty() && !opens {
+            run.extend(named.iter().map(|p| p.to_lowercase()));
+            joined = false;
+        } else if joiner && !run.is_empty() && !joined && !opens {
+            joined = true;
+        } else {
+            flush(&mut run);
+            joined = false;
+        }
+        if named.len() < parts.len() && !named.is_empty() {
+            flush(&mut run);
+        }
+        let ends = raw.ends_with([',', ';', ')', '"', '”']);
+        opens = raw.ends_with(['.', '?', '!', ':']);
+        if ends || opens {
+            flush(&mut run);
+            joined = false;
+        }
+    }
+    flush(&mut run);
+    out
+}
+
+/// A word as British and American English spell it: "-is-" and "-iz-" ("authorised",
+/// "authorized"), "-our" and "-or" ("labour", "labor"); the word itself first.
+pub fn spellings(word: &str) -> Vec<String> {
+    let mut out = vec![word.to_owned()];
+    for (a, b) in [("is", "iz"), ("iz", "is"), ("our", "or"), ("or", "our")] {
+        if word.contains(a) {
+            let v = word.replace(a, b);
+            if !out.contains(&v) {
+                out.push(v);
+            }
+        }
+    }
+    out
+}
+
+/// The proper names of a question ([`proper_names`]) with a word that none of the texts
+/// writes (by stem). A name has no other words: a passage about what it names writes it, so
+/// unlike an acronym (see [`SAID_OTHERWISE`]) a close quote does not stand in for it; a name
+/// whose initials the texts write as an acronym is written.
+pub fn unwritten_names(question: &str, texts: &[&str]) -> Vec<Vec<String>> {
+    let names = proper_names(question);
+    if names.is_empty() {
+        return Vec::new();
+    }
+    let written: HashSet<String> = texts.iter().flat_map(|t| stems(t)).collect();
+    let acronyms: HashSet<String> = texts
+        .iter()
+        .flat_map(|t| t.split(|c: char| !c.is_alphanumeric()))
+        .filter(|w| w.len() >= 2 && w.chars().all(|c| c.is_ascii_uppercase()))
+        .map(str::to_owned)
+        .collect();
+    names
+        .into_iter()
+        .filter(|name| {
+            let initials: String = name
+                .iter()
+                .filter_map(|w| w.chars().next())
+                .collect::<String>()
+                .to_uppercase();
+            let abbreviated = name.len() >= 2 && acronyms.contains(&initials);
+            !abbreviated
+                && name
+                    .iter()
+                    .any(|w| !spellings(&stem(w)).iter().any(|v| written.contains(v)))
+        })
+        .collect()
+}
+
 /// The dotted numbers of a question ("3.13", "9.7.2") with the word before each (not the
 /// question's first word).
 fn numbered_words(question: &str) -> Vec<(&str, &str)> {
@@ -1567,6 +1684,58 @@ mod tests {
             score: 0.1,
             heading: String::new(),
         }
+    }
+
+    #[test]
+    fn a_question_names_what_it_capitalises_after_its_first_word() {
+        assert_eq!(
+            proper_names("Which Harbour Master of Portree signs the Berth Register?"),
+            vec![
+                vec![
+                    "harbour".to_owned(),
+                    "master".to_owned(),
+                    "portree".to_owned()
+                ],
+                vec!["berth".to_owned(), "register".to_owned()],
+            ]
+        );
+        // An acronym, its plural and a compound's lower-case part are not names; a comma ends
+        // one; the sentence's first word is capitalised whatever it is.
+        assert_eq!(
+            proper_names("Do NGOs in Oban, Skye-based crews and RNLI boats pay dues?"),
+            vec![vec!["oban".to_owned()], vec!["skye".to_owned()]]
+        );
+        assert!(proper_names("Mooring fees are due when?").is_empty());
+    }
+
+    #[test]
+    fn a_question_opening_on_an_auxiliary_asks_yes_or_no() {
+        assert!(asks_yes_or_no("May visitors moor at Oban overnight?"));
+        assert!(asks_yes_or_no("Is a permit needed for a slipway launch?"));
+        assert!(!asks_yes_or_no(
+            "Can you list the berths kept for visitors?"
+        ));
+        assert!(!asks_yes_or_no("Which pontoon serves visitors in Oban?"));
+    }
+
+    #[test]
+    fn a_name_the_texts_never_write_is_unwritten() {
+        let texts = [
+            "Visiting yachts moor at the Harbour Trust pontoon in Oban.",
+            "The RNLI keeps a berth free.",
+        ];
+        assert_eq!(
+            unwritten_names("May yachts from Norway moor at the pontoon?", &texts),
+            vec![vec!["norway".to_owned()]]
+        );
+        // Written, written by its initials, or spelt the other side of the Atlantic.
+        assert!(unwritten_names("Does the Harbour Trust charge in Oban?", &texts).is_empty());
+        assert!(
+            unwritten_names("Who crews the Royal National Lifeboat Institution?", &texts)
+                .is_empty()
+        );
+        assert!(unwritten_names("Is the Harbor Trust open?", &texts).is_empty());
+        assert_eq!(spellings("harbour"), vec!["harbour", "harbor"]);
     }
 
     #[test]
