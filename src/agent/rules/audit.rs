@@ -2265,7 +2265,8 @@ fn bounds(text_: &str) -> Vec<Bound> {
                     || lead,
                 value,
                 dimension,
-                cap: missed_deadline(&text_[..whole.start()]),
+                cap: missed_deadline(&text_[..whole.start()])
+                    || kept_by_deadline(&text_[..whole.start()]),
             })
         })
         .collect()
@@ -2295,6 +2296,43 @@ fn missed_deadline(before: &str) -> bool {
             let act = &l[at + f.len()..];
             act.split_whitespace().count() <= FAILED_ACT_WORDS && !act.contains([',', ';', '.'])
         })
+    })
+}
+
+/// Verbs of a right that lasts on a condition: "your licence continues if you …", "you can
+/// keep this licence by …", "rights are reinstated if …".
+const KEEPING: [&str; 8] = [
+    "continue",
+    "continues",
+    "keep",
+    "keeps",
+    "retain",
+    "retains",
+    "reinstated",
+    "restored",
+];
+
+/// Most words between a [`KEEPING`] verb and the "if" or "by" of its condition ("keep this
+/// licence by …", "can nonetheless continue if …").
+const KEPT_IF_WORDS: usize = 4;
+
+/// Whether the text before a bound makes meeting it the condition on which a right lasts ("the
+/// permit continues if you repay the arrears … within 14 days", "you keep the berth by
+/// paying within a week"): the act is due by the deadline, whatever the clause's polarity, as
+/// for a missed one ([`missed_deadline`]).
+fn kept_by_deadline(before: &str) -> bool {
+    let l = before.to_lowercase();
+    let sentence = l.rsplit(['.', ';']).next().unwrap_or(&l);
+    let words: Vec<&str> = sentence
+        .split_whitespace()
+        .map(|w| w.trim_matches(|c: char| !c.is_alphanumeric()))
+        .collect();
+    words.iter().enumerate().any(|(i, w)| {
+        KEEPING.contains(w)
+            && words[i + 1..]
+                .iter()
+                .take(KEPT_IF_WORDS + 1)
+                .any(|n| matches!(*n, "if" | "by"))
     })
 }
 
@@ -4245,6 +4283,33 @@ mod tests {
         // A failure far from the bound is another matter.
         assert!(!missed_deadline(
             "if the holder fails to pay, the harbour master may, "
+        ));
+    }
+
+    #[test]
+    fn a_deadline_on_which_a_right_lasts_holds_whatever_the_polarity() {
+        let rule = "If the berth is not in use, the holder's permit can still continue if the \
+                    holder returns the boat to its mooring within 14 days of a notice.";
+        assert_eq!(
+            conflict(
+                "Holders return their boats to the mooring within 30 days of a notice.",
+                rule
+            ),
+            Some(AuditRule::OutOfRange)
+        );
+        assert_eq!(
+            conflict(
+                "Holders return their boats to the mooring within 7 days of a notice.",
+                rule
+            ),
+            None
+        );
+        assert!(kept_by_deadline(
+            "you may keep the berth by paying the arrears "
+        ));
+        // A right kept for reasons that are no condition is another matter.
+        assert!(!kept_by_deadline(
+            "the club keeps the records of every launch and of each repair made "
         ));
     }
 
