@@ -9,7 +9,7 @@ use crate::Error;
 use crate::agent::evidence::*;
 use crate::agent::graph::{Node, Transition};
 use crate::agent::resolve;
-use crate::agent::rules::{summary, text};
+use crate::agent::rules::{extractive, summary, text};
 use crate::agent::synthesis::{Outcome, QUOTES_PER_PART, Task};
 use crate::agent::types::*;
 use crate::agent::{Agent, Emit};
@@ -86,12 +86,21 @@ impl Agent<'_> {
             // The rows read, by index, in document order.
             let mut read: Vec<usize> = (0..rows.len()).collect();
             if let Some(part) = &part {
+                // The document's own name says which text, not which part of it: "what the
+                // Harbour Code does not cover" is searched as "what … does not cover", or the
+                // name's every mention outranks the part.
+                let unnamed = extractive::without_names(part, &names);
+                let query = if extractive::stems(&unnamed).is_empty() {
+                    part.as_str()
+                } else {
+                    unnamed.as_str()
+                };
                 let hits = self
                     .lib
                     .search(
                         profile,
                         &SearchRequest {
-                            query: text::clip(part, MAX_QUERY_CHARS).to_owned(),
+                            query: text::clip(query, MAX_QUERY_CHARS).to_owned(),
                             k,
                             documents: vec![d.id.clone()],
                             ..SearchRequest::default()
