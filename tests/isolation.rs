@@ -69,6 +69,30 @@ async fn two_profiles_with_the_same_file_never_see_each_other() {
             .unwrap()
             .is_empty()
     );
+    // Whether a document writes a word (a name a question asks about) is read in its owner's
+    // profile only.
+    let ids = vec![a.id.clone()];
+    assert!(
+        t.lib
+            .store()
+            .pages_write(&alice.id, &ids, "capital")
+            .await
+            .unwrap()
+    );
+    assert!(
+        !t.lib
+            .store()
+            .pages_write(&bob.id, &ids, "capital")
+            .await
+            .unwrap()
+    );
+    assert!(
+        !t.lib
+            .store()
+            .pages_write(&alice.id, &ids, "zanzibar")
+            .await
+            .unwrap()
+    );
 
     // Search results and chunk counts are per profile.
     let q = SearchRequest {

@@ -138,9 +138,10 @@ impl Agent<'_> {
         };
         // A follow-up's names may come from the conversation and its documents from the
         // previous turn: only a question that stands alone is held to the names it writes. A
-        // yes-or-no question names the case it asks a rule about ("Can I fly business class
-        // to Oslo?"), which the rule answers without writing it; a question for a fact about a
-        // named thing ("Which office in Oslo …?") needs a passage that writes the name.
+        // yes-or-no question names the case it asks a rule about ("May I moor overnight at
+        // Tobermory?"), which the rule answers without writing it; a question for a fact about
+        // a named thing ("Which harbour office in Tobermory …?") needs a passage that writes
+        // the name.
         let unwritten = if context.is_empty() && !extractive::asks_yes_or_no(&own) {
             self.unwritten_names(profile, &own, &state.evidence, &scope)
                 .await?
@@ -492,16 +493,16 @@ impl Agent<'_> {
         let mut missing = extractive::missing_anchors(own, &evidence_texts);
         let mut numbers = extractive::missing_named_numbers(own, &evidence_texts);
         let mut unwritten = unwritten.to_vec();
-        let sources: HashSet<&str> = state
-            .evidence
-            .iter()
-            .map(|e| e.document_id.as_str())
-            .collect();
         // A term that names a document the evidence comes from ("GPL" for "GPL-1") is about
         // which document, not about its content.
         if !missing.is_empty() || !numbers.is_empty() || !unwritten.is_empty() {
             let mut names = String::new();
-            for id in &sources {
+            for id in state
+                .evidence
+                .iter()
+                .map(|e| e.document_id.as_str())
+                .collect::<HashSet<_>>()
+            {
                 if let Ok(d) = self.lib.store().document(&profile.id, id).await {
                     names.push_str(&format!(" {} {} ", d.title, d.file_name));
                 }
@@ -576,7 +577,7 @@ impl Agent<'_> {
     /// nor any page of a document in scope writes, each joined into one phrase. A name the
     /// passages leave out may be written elsewhere in their documents (the search ranked other
     /// passages first, or a glossary defines it): only a name no document in scope writes says
-    /// the library does not cover the question.
+    /// the question is outside the library.
     async fn unwritten_names(
         &self,
         profile: &Profile,
@@ -586,20 +587,22 @@ impl Agent<'_> {
     ) -> Result<Vec<String>, Error> {
         let texts: Vec<&str> = evidence.iter().map(|e| e.text.as_str()).collect();
         let mut out = Vec::new();
-        for name in extractive::unwritten_names(own, &texts) {
+        'names: for name in extractive::unwritten_names(own, &texts) {
             for word in &name {
-                let mut found = false;
+                let mut written = false;
                 for spelling in extractive::spellings(&text::stem(word)) {
-                    found = found
-                        || self
-                            .lib
-                            .store()
-                            .pages_write(&profile.id, &scope.document_ids, &spelling)
-                            .await?;
+                    let store = self.lib.store();
+                    if store
+                        .pages_write(&profile.id, &scope.document_ids, &spelling)
+                        .await?
+                    {
+                        written = true;
+                        break;
+                    }
                 }
-                if !found {
+                if !written {
                     out.push(name.join(" "));
-                    break;
+                    continue 'names;
                 }
             }
         }
