@@ -54,6 +54,7 @@
 # probe 50 four chapters of the Securing Debian Manual probe 5 did not use (harden50.py).
 # probe 51 Black's stability policy, release process and contributing guides (myst2md.py).
 # probe 52 five licences no probe had used, typeset five ways (licences52.py).
+# probe 53 sshd_config(5), login.defs(5) and logrotate(8) as Debian ships them (groff, WeasyPrint).
 # Needs enscript, ghostscript, groff, shared-mime-info, dpkg-dev's docs and man-db's docs (the packages of a Debian 12 desktop), `apt-get download` of debian-faq,
 # harden-doc, debian-policy and doc-debian, and for probes 9 and 11 libreoffice-writer-nogui and the Python
 # packages python-docx and reportlab, and for probes 13 and 14 weasyprint and fpdf2.
@@ -672,4 +673,21 @@ ps2pdf "$w/hippocratic.ps" "$out/probe52/Hippocratic-2.1.pdf"
 (cd "$w" && soffice --headless --convert-to pdf:writer_web_pdf_Export --outdir "$out/probe52" OGL-UK-3.0.html >/dev/null 2>&1)
 weasy "$w/NASA-1.3.html" "$out/probe52/NASA-1.3.pdf" '@page{size:A4;margin:1.8cm;@bottom-center{content:counter(page)}} body{font-family:serif;font-size:9.5pt;column-count:2;column-gap:.9cm;text-align:justify} p{margin:0 0 .5em 0}'
 mv "$w/RPL-1.5.pdf" "$out/probe52/RPL-1.5.pdf"
+rm -rf "$w"
+
+# Probe 53 (stop 51, written after every change of the stop and scored with the start build and
+# the final one): three configuration references as Debian 12 ships them, from their packages'
+# manual pages: sshd_config(5) (openssh-server, groff -mandoc, A4), login.defs(5) (login, groff
+# -man, Letter) and logrotate(8) (logrotate, groff's HTML printed by WeasyPrint).
+mkdir -p "$out/probe53"
+w=$(mktemp -d)
+for p in openssh-server login logrotate; do deb_unpack "$w" "$p" "$w/x"; done
+m="$w/x/usr/share/man"
+zcat "$m/man5/sshd_config.5.gz" | groff -mandoc -Tps -P-pa4 > "$w/sshd.ps" 2>/dev/null
+ps2pdf "$w/sshd.ps" "$out/probe53/sshd_config.pdf"
+zcat "$m/man5/login.defs.5.gz" | groff -man -Tps -P-pletter > "$w/login.ps" 2>/dev/null
+ps2pdf "$w/login.ps" "$out/probe53/login.defs.pdf"
+# grohtml draws the page's table as an image beside the HTML it writes.
+(cd "$w" && zcat "$m/man8/logrotate.8.gz" | groff -man -Thtml > logrotate.html 2>/dev/null)
+weasy "$w/logrotate.html" "$out/probe53/logrotate.pdf" '@page{size:A4;margin:2cm;@bottom-center{content:counter(page)}} body{font-family:sans-serif;font-size:10pt}'
 rm -rf "$w"
