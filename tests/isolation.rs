@@ -72,27 +72,19 @@ async fn two_profiles_with_the_same_file_never_see_each_other() {
     // Whether a document writes a word (a name a question asks about) is read in its owner's
     // profile only.
     let ids = vec![a.id.clone()];
-    assert!(
-        t.lib
+    for (profile, word, written) in [
+        (&alice.id, "capital", true),
+        (&bob.id, "capital", false),
+        (&alice.id, "zanzibar", false),
+    ] {
+        let found = t
+            .lib
             .store()
-            .pages_write(&alice.id, &ids, "capital")
+            .pages_write(profile, &ids, word)
             .await
-            .unwrap()
-    );
-    assert!(
-        !t.lib
-            .store()
-            .pages_write(&bob.id, &ids, "capital")
-            .await
-            .unwrap()
-    );
-    assert!(
-        !t.lib
-            .store()
-            .pages_write(&alice.id, &ids, "zanzibar")
-            .await
-            .unwrap()
-    );
+            .unwrap();
+        assert_eq!(found, written, "{word} in {profile}");
+    }
 
     // Search results and chunk counts are per profile.
     let q = SearchRequest {

@@ -30,6 +30,15 @@ def blocks(text: str) -> list[str]:
     return out
 
 
+def paragraphs_page(title: str, text: str) -> str:
+    """An HTML page of the text's blocks ([`blocks`]), one paragraph each."""
+    body = "".join(f"<p>{html.escape(b)}</p>\n" for b in blocks(text))
+    return (
+        f'<html><head><meta charset="utf-8"><title>{title}</title></head>'
+        f"<body>{body}</body></html>"
+    )
+
+
 def typst_escape(line: str) -> str:
     return re.sub(r"([\\#*_`$<>@\[\]=~/-])", r"\\\1", line)
 
@@ -73,12 +82,8 @@ def main() -> None:
         f.write(texts["CAL-1.0"])
     with open(f"{out}/LPPL-1.3c.typ", "w", encoding="utf-8") as f:
         f.write(lppl(texts["LPPL-1.3c"]))
-    body = "".join(f"<p>{html.escape(b)}</p>\n" for b in blocks(texts["SSPL-1.0"]))
     with open(f"{out}/SSPL-1.0.html", "w", encoding="utf-8") as f:
-        f.write(
-            '<html><head><meta charset="utf-8"><title>Server Side Public License</title></head>'
-            f"<body>{body}</body></html>"
-        )
+        f.write(paragraphs_page("Server Side Public License", texts["SSPL-1.0"]))
     d = docx.Document()
     for line in texts["CC-BY-SA-4.0"].split("\n"):
         if line.strip():

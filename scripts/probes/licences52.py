@@ -17,7 +17,7 @@ import sys
 
 from fpdf import FPDF
 
-from licences49 import blocks
+from licences49 import blocks, paragraphs_page
 
 
 def ogl(text: str) -> str:
@@ -66,12 +66,8 @@ def main() -> None:
             f.write(texts[name])
     with open(f"{out}/OGL-UK-3.0.html", "w", encoding="utf-8") as f:
         f.write(ogl(texts["OGL-UK-3.0"]))
-    body = "".join(f"<p>{html.escape(b)}</p>\n" for b in blocks(texts["NASA-1.3"]))
     with open(f"{out}/NASA-1.3.html", "w", encoding="utf-8") as f:
-        f.write(
-            '<html><head><meta charset="utf-8"><title>NASA Open Source Agreement 1.3</title></head>'
-            f"<body>{body}</body></html>"
-        )
+        f.write(paragraphs_page("NASA Open Source Agreement 1.3", texts["NASA-1.3"]))
     rpl(texts["RPL-1.5"], f"{out}/RPL-1.5.pdf")
 
 
