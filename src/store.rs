@@ -1185,21 +1185,21 @@ impl Store {
         document_ids: &[String],
         needle: &str,
     ) -> Result<bool, StoreError> {
-        for id in document_ids {
-            let found: bool = sqlx::query_scalar(
-                "SELECT EXISTS(SELECT 1 FROM pages WHERE profile_id = ? AND document_id = ? \
-                 AND instr(lower(text), ?) > 0)",
-            )
-            .bind(profile_id)
-            .bind(id)
-            .bind(needle)
-            .fetch_one(&self.pool)
-            .await?;
-            if found {
-                return Ok(true);
-            }
+        if document_ids.is_empty() {
+            return Ok(false);
         }
-        Ok(false)
+        let mut q = sqlx::QueryBuilder::<sqlx::Sqlite>::new(
+            "SELECT EXISTS(SELECT 1 FROM pages WHERE profile_id = ",
+        );
+        q.push_bind(profile_id).push(" AND document_id IN (");
+        let mut ids = q.separated(", ");
+        for id in document_ids {
+            ids.push_bind(id);
+        }
+        q.push(") AND instr(lower(text), ")
+            .push_bind(needle)
+            .push(") > 0)");
+        Ok(q.build_query_scalar().fetch_one(&self.pool).await?)
     }
 
     /// `(page, text)` of every page of a document, in page order.

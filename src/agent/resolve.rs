@@ -248,13 +248,28 @@ pub fn reference(message: &str) -> Option<Reference> {
 /// The documents of one earlier turn.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct EarlierTurn {
-    /// Document ids, in the turn's order (for an answer's citations: the first cited first).
-    pub documents: Vec<String>,
-    /// Whether the documents are those the answer cited (the turn searched the whole library)
-    /// rather than those it was scoped to.
-    pub cited: bool,
+    /// The documents the turn was scoped to, in its order (empty when it searched the whole
+    /// library).
+    pub scope: Vec<String>,
     /// The documents the turn's answer cited, the first cited first (empty for a refusal).
     pub answer_cites: Vec<String>,
+}
+
+impl EarlierTurn {
+    /// The turn's documents: its scope, else (a whole-library search) those its answer cited.
+    pub fn documents(&self) -> &[String] {
+        if self.scope.is_empty() {
+            &self.answer_cites
+        } else {
+            &self.scope
+        }
+    }
+
+    /// Whether the turn searched the whole library, so that its documents are those its answer
+    /// cited.
+    pub fn searched_library(&self) -> bool {
+        self.scope.is_empty()
+    }
 }
 
 /// Earlier turns, newest first.
@@ -267,17 +282,17 @@ pub fn resolve_reference(
     history: History<'_>,
     newer_first: &dyn Fn(&[String]) -> Vec<String>,
 ) -> (Vec<String>, Certainty, String) {
-    let Some(turn) = history.iter().find(|t| !t.documents.is_empty()) else {
+    let Some(turn) = history.iter().find(|t| !t.documents().is_empty()) else {
         return (
             Vec::new(),
             Certainty::Low,
             "the message refers to earlier documents, but no earlier turn used any".into(),
         );
     };
-    let last = &turn.documents;
+    let last = turn.documents();
     match r {
         Reference::One if last.len() == 1 => (
-            last.clone(),
+            last.to_vec(),
             Certainty::High,
             "the message refers to the one document of the previous turn".into(),
         ),
@@ -290,13 +305,13 @@ pub fn resolve_reference(
         ),
         // "That document" after an answer drawn from the whole library is the document the
         // answer rests on first: its best quote's.
-        Reference::One if turn.cited => (
+        Reference::One if turn.searched_library() => (
             last[..1].to_vec(),
             Certainty::High,
             "the message refers to the document the previous answer cited first".into(),
         ),
         Reference::One => (
-            last.clone(),
+            last.to_vec(),
             Certainty::Medium,
             format!(
                 "the message refers to one document and the previous turn used {}",
@@ -304,7 +319,7 @@ pub fn resolve_reference(
             ),
         ),
         Reference::Several => (
-            last.clone(),
+            last.to_vec(),
             Certainty::High,
             format!(
                 "the message refers to the {} documents of the previous turn",
@@ -330,7 +345,7 @@ pub fn resolve_reference(
             )
         }
         Reference::Newer | Reference::Older => (
-            last.clone(),
+            last.to_vec(),
             Certainty::Medium,
             "the message compares versions but the previous turn used one document".into(),
         ),
@@ -791,10 +806,10 @@ mod tests {
         assert_eq!(reference("Do those two agree?"), Some(Reference::Several));
         assert_eq!(reference("What is the capital ratio?"), None);
         let scoped = |cited: bool| {
+            let both = vec!["a".to_owned(), "b".to_owned()];
             vec![EarlierTurn {
-                documents: vec!["a".to_owned(), "b".to_owned()],
-                cited,
-                answer_cites: vec!["a".to_owned(), "b".to_owned()],
+                scope: if cited { Vec::new() } else { both.clone() },
+                answer_cites: both,
             }]
         };
         let newest = |d: &[String]| d.iter().rev().cloned().collect::<Vec<_>>();

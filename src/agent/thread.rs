@@ -133,18 +133,9 @@ impl Agent<'_> {
                     cited.push(c.document_id.clone());
                 }
             }
-            out.push(if resolved.is_empty() {
-                resolve::EarlierTurn {
-                    documents: cited.clone(),
-                    cited: true,
-                    answer_cites: cited,
-                }
-            } else {
-                resolve::EarlierTurn {
-                    documents: resolved,
-                    cited: false,
-                    answer_cites: cited,
-                }
+            out.push(resolve::EarlierTurn {
+                scope: resolved,
+                answer_cites: cited,
             });
         }
         Ok(out)

@@ -88,19 +88,15 @@ impl Agent<'_> {
             if let Some(part) = &part {
                 // The document's own name says which text, not which part of it: "what the
                 // Harbour Code does not cover" is searched as "what … does not cover", or the
-                // name's every mention outranks the part.
-                let unnamed = extractive::without_names(part, &names);
-                let query = if extractive::stems(&unnamed).is_empty() {
-                    part.as_str()
-                } else {
-                    unnamed.as_str()
-                };
+                // name's every mention outranks the part. A part always keeps a word of its
+                // own (`summary::focus` names none otherwise).
+                let query = extractive::without_names(part, &names);
                 let hits = self
                     .lib
                     .search(
                         profile,
                         &SearchRequest {
-                            query: text::clip(query, MAX_QUERY_CHARS).to_owned(),
+                            query: text::clip(&query, MAX_QUERY_CHARS).to_owned(),
                             k,
                             documents: vec![d.id.clone()],
                             ..SearchRequest::default()

@@ -184,7 +184,7 @@ impl Agent<'_> {
             Some(previous) if named.is_empty() && explicit.is_empty() => {
                 let previous: Vec<&Document> = docs
                     .iter()
-                    .filter(|d| previous.documents.contains(&d.id))
+                    .filter(|d| previous.documents().contains(&d.id))
                     .collect();
                 resolve::version_siblings(&own, &previous, &docs)
             }
@@ -193,7 +193,7 @@ impl Agent<'_> {
         let implicit = (retry || resolve::needs_context(&own)) && named.is_empty();
         let reference = resolve::reference(&own)
             .or(implicit.then_some(resolve::Reference::Several))
-            .filter(|_| history.iter().any(|h| !h.documents.is_empty()));
+            .filter(|_| history.iter().any(|h| !h.documents().is_empty()));
         if !siblings.is_empty() {
             res.inferred = siblings;
             res.certainty = Some(Certainty::High);

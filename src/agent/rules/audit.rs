@@ -107,8 +107,9 @@ pub struct Bound {
     /// Dimension.
     pub dimension: Dimension,
     /// The most that a prohibition of going beyond it allows ("must not weigh more than 30
-    /// kilograms"), or a deadline whose missing is the condition the clause names ("if you fail
-    /// to pay within 14 days", see `missed_deadline`): it holds whatever the clause's polarity.
+    /// kilograms"), or a deadline that is the condition the clause names ("if you fail to pay
+    /// within 14 days", "continues if you pay within 14 days", see `deadline_is_condition`): it
+    /// holds whatever the clause's polarity.
     pub cap: bool,
 }
 
@@ -1316,7 +1317,7 @@ fn first_negation(l: &str) -> Option<usize> {
 
 /// Whether a text (a statement part or a clause's governed content) affirms what it says:
 /// a negation or a removal verb negates; both together affirm when the negation comes first
-/// ("never delete", "nothing is removed") — one after the removal belongs to what follows it
+/// ("never discard", "nothing is removed") — one after the removal belongs to what follows it
 /// ("disable the console if access to it is not restricted").
 fn positive(l: &str) -> bool {
     // "… shall consist of not less than three members": the "not" of a bound negates nothing.
@@ -1685,8 +1686,8 @@ pub fn clause(sentence: &str) -> Option<Clause> {
             .unwrap_or(rest)
             .starts_with(cap.as_str())
     });
-    // "this License", "this Policy": the document the clause is in, not what it governs
-    // (the clause's terms keep it: a permission "under this License" still speaks of it).
+    // "this Code", "this Policy": the document the clause is in, not what it governs (the
+    // clause's terms keep it: a permission "under this Code" still speaks of it).
     let itself = self_reference(sentence);
     let own_terms = |t: &str| -> HashSet<String> {
         terms(t)
@@ -2265,11 +2266,18 @@ fn bounds(text_: &str) -> Vec<Bound> {
                     || lead,
                 value,
                 dimension,
-                cap: missed_deadline(&text_[..whole.start()])
-                    || kept_by_deadline(&text_[..whole.start()]),
+                cap: deadline_is_condition(&text_[..whole.start()]),
             })
         })
         .collect()
+}
+
+/// Whether the text before a bound makes the deadline a clause's condition — missing it ends
+/// something ([`missed_deadline`]) or meeting it keeps something ([`kept_by_deadline`]): such a
+/// bound holds as a cap does, whatever the clause's own polarity.
+fn deadline_is_condition(before: &str) -> bool {
+    let l = before.to_lowercase();
+    missed_deadline(&l) || kept_by_deadline(&l)
 }
 
 /// Words before a deadline that make missing it the condition a clause names: "if the holder fails
@@ -2287,10 +2295,8 @@ const FAILING: [&str; 5] = [
 /// breach within …").
 const FAILED_ACT_WORDS: usize = 6;
 
-/// Whether the text before a bound ends with a failure to act by it ([`FAILING`]): such a
-/// bound holds as a cap does.
-fn missed_deadline(before: &str) -> bool {
-    let l = before.to_lowercase();
+/// Whether the lower-case text before a bound ends with a failure to act by it ([`FAILING`]).
+fn missed_deadline(l: &str) -> bool {
     FAILING.iter().any(|f| {
         l.rfind(f).is_some_and(|at| {
             let act = &l[at + f.len()..];
@@ -2316,13 +2322,11 @@ const KEEPING: [&str; 8] = [
 /// licence by …", "can nonetheless continue if …").
 const KEPT_IF_WORDS: usize = 4;
 
-/// Whether the text before a bound makes meeting it the condition on which a right lasts ("the
-/// permit continues if you repay the arrears … within 14 days", "you keep the berth by
-/// paying within a week"): the act is due by the deadline, whatever the clause's polarity, as
-/// for a missed one ([`missed_deadline`]).
-fn kept_by_deadline(before: &str) -> bool {
-    let l = before.to_lowercase();
-    let sentence = l.rsplit(['.', ';']).next().unwrap_or(&l);
+/// Whether the lower-case text before a bound makes meeting it the condition on which a right
+/// lasts ("the permit continues if you repay the arrears … within 14 days", "you keep the
+/// berth by paying within a week").
+fn kept_by_deadline(l: &str) -> bool {
+    let sentence = l.rsplit(['.', ';']).next().unwrap_or(l);
     let words: Vec<&str> = sentence
         .split_whitespace()
         .map(|w| w.trim_matches(|c: char| !c.is_alphanumeric()))

@@ -227,13 +227,13 @@ pub fn asks_yes_or_no(question: &str) -> bool {
 }
 
 /// The proper names a question writes: runs of capitalised words that do not open a sentence
-/// ("Creative Commons", "Canada", "Bureau of Labor Statistics"; the short words an acronym
+/// ("Harbour Trust", "Oban", "Board of Harbour Pilots"; the short words an acronym
 /// leaves out may join two), each as its content words in lower case. Acronyms are
 /// [`anchors`] already; a sentence's first word is capitalised whatever it is.
 pub fn proper_names(question: &str) -> Vec<Vec<String>> {
     let mut out: Vec<Vec<String>> = Vec::new();
     let mut run: Vec<String> = Vec::new();
-    // A short joining word seen inside the current run ("Bureau *of* Labor").
+    // A short joining word seen inside the current run ("Board *of* Harbour").
     let mut joined = false;
     let mut opens = true;
     let mut flush = |run: &mut Vec<String>| {

@@ -269,7 +269,7 @@ pub const AFFIRMING_IDIOMS: [(&str, &str); 5] = [
 ];
 
 /// Phrases by which a rule gives something without payment, padded with spaces ("shall be
-/// provided free of charge", "licensed at no charge", "a no-charge copy"); see
+/// provided free of charge", "moorings let at no charge", "a no-charge tide table"); see
 /// `audit::Clause::free_of_charge`.
 pub const FREE_OF_CHARGE: [&str; 7] = [
     " free of charge",
