@@ -55,6 +55,9 @@
 # probe 51 Black's stability policy, release process and contributing guides (myst2md.py).
 # probe 52 five licences no probe had used, typeset five ways (licences52.py).
 # probe 53 sshd_config(5), login.defs(5) and logrotate(8) as Debian ships them (groff, WeasyPrint).
+# probe 54 cryptography's and Twisted's policies from their sdists (wkhtmltopdf, pdfTeX).
+# probe 55 pytest's compatibility policy, contributing guide, Tidelift page and code of conduct
+# (docutils' LaTeX writer, rst2pdf, LibreOffice).
 # Needs enscript, ghostscript, groff, shared-mime-info, dpkg-dev's docs and man-db's docs (the packages of a Debian 12 desktop), `apt-get download` of debian-faq,
 # harden-doc, debian-policy and doc-debian, and for probes 9 and 11 libreoffice-writer-nogui and the Python
 # packages python-docx and reportlab, and for probes 13 and 14 weasyprint and fpdf2.
@@ -690,4 +693,42 @@ ps2pdf "$w/login.ps" "$out/probe53/login.defs.pdf"
 # grohtml draws the page's table as an image beside the HTML it writes.
 (cd "$w" && zcat "$m/man8/logrotate.8.gz" | groff -man -Thtml > logrotate.html 2>/dev/null)
 weasy "$w/logrotate.html" "$out/probe53/logrotate.pdf" '@page{size:A4;margin:2cm;@bottom-center{content:counter(page)}} body{font-family:sans-serif;font-size:10pt}'
+rm -rf "$w"
+# Probe 54 (stop 52, written before any change of the stop): two Python projects' policies from
+# their sdists on PyPI: cryptography 43.0.3's API stability, security, patch submission and
+# review policies (pandoc's HTML printed by wkhtmltopdf) and Twisted 24.11.0's compatibility
+# policy and security page (pandoc, pdfTeX; the security page keeps its PGP key block).
+mkdir -p "$out/probe54"
+w=$(mktemp -d)
+sdist_unpack "$w" cryptography cryptography-43.0.3.tar.gz
+c="$w/cryptography-43.0.3/docs"
+for d in api-stability security development/submitting-patches development/reviewing-patches; do
+  pandoc -s -f rst "$c/$d.rst" -o "$w/$(basename "$d").html" --metadata pagetitle="cryptography: $(basename "$d")"
+  xvfb-run -a wkhtmltopdf -q -s A4 "$w/$(basename "$d").html" "$out/probe54/cryptography-$(basename "$d").pdf" >/dev/null 2>&1
+done
+sdist_unpack "$w" twisted twisted-24.11.0.tar.gz
+t="$w/twisted-24.11.0/docs"
+for d in development/compatibility-policy security; do
+  (cd "$w" && pandoc -f rst "$t/$d.rst" -o "$out/probe54/twisted-$(basename "$d").pdf" -V geometry:margin=1in -V papersize=letter 2>/dev/null)
+done
+rm -rf "$w"
+# Probe 55 (stop 52, written after the stop's changes for probe 54 and scored with the start
+# build and the final one; one later change came from it): pytest 8.3.3's policies from its
+# sdist on PyPI: the backwards compatibility policy (with its Python version table) and the
+# contributing guide (docutils' LaTeX writer, pdfTeX; Sphinx roles read as their text), the
+# Tidelift funding page (rst2pdf) and the code of conduct (pandoc's Word file printed by
+# LibreOffice).
+mkdir -p "$out/probe55"
+w=$(mktemp -d)
+sdist_unpack "$w" pytest pytest-8.3.3.tar.gz
+p="$w/pytest-8.3.3"
+for d in doc/en/backwards-compatibility CONTRIBUTING; do
+  n=$(basename "$d" | tr 'A-Z' 'a-z')
+  sed -E 's/:[a-z]+(:[a-z]+)?:`~?([^`<]*[^ `<])( <[^>]*>)?`/``\2``/g' "$p/$d.rst" > "$w/$n.rst"
+  (cd "$w" && rst2latex --output-encoding=utf-8 "$n.rst" "$n.tex" 2>/dev/null && pdflatex -interaction=batchmode "$n.tex" >/dev/null 2>&1 && pdflatex -interaction=batchmode "$n.tex" >/dev/null 2>&1)
+  cp "$w/$n.pdf" "$out/probe55/pytest-$n.pdf"
+done
+rst2pdf "$p/TIDELIFT.rst" -o "$out/probe55/pytest-tidelift.pdf" 2>/dev/null
+(cd "$w" && pandoc -f gfm "$p/CODE_OF_CONDUCT.md" -o code-of-conduct.docx && soffice --headless --convert-to pdf code-of-conduct.docx >/dev/null 2>&1)
+cp "$w/code-of-conduct.pdf" "$out/probe55/pytest-code-of-conduct.pdf"
 rm -rf "$w"
