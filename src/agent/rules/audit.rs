@@ -86,6 +86,11 @@ pub struct Clause {
     /// *without a signed float plan*"): the act done without it breaks the rule, done with it
     /// keeps it. Empty when the rule names no such thing.
     pub precondition: HashSet<String>,
+    /// The event until which a prohibition lasts, as terms ("must not leave the harbour *until
+    /// the pilot boards*"): it forbids the act only before that event, so a statement that
+    /// does the act without naming the event ("boats leave at dawn") is not held to it.
+    /// Empty when the rule names no such event.
+    pub until: HashSet<String>,
     /// The words a prohibition forbids by quoting them ("Never use “sharp” in the package
     /// name", "must not be marked 'final'"), lower case: a text that writes one breaks it.
     pub forbidden_words: Vec<String>,
@@ -326,6 +331,15 @@ static RETAINED_FOR: Pattern = LazyLock::new(|| {
 static FOR_PERIOD: Pattern = LazyLock::new(|| {
     regex(&format!(
         r"(?ix)\b(?:(?:(?:for|during)\s+(?:a\s+period\s+of\s+)?|period\s+of\s+)({numbers}|\d+(?:[.,]\d+)?)|(?:(?:for|during)\s+)?the\s+(?:first|next|following)(?:\s+({numbers}|\d+(?:[.,]\d+)?))?)(?:\s+|-)({TIME_UNITS})\b",
+        numbers = lexicon::number_words(),
+    ))
+});
+
+/// A wait before an act: "moved to the compound after 30 days idle", "may be scrapped after six
+/// months ashore" — the act comes no sooner (see [`waits_after`]).
+static AFTER_PERIOD: Pattern = LazyLock::new(|| {
+    regex(&format!(
+        r"(?ix)\bafter\s+({numbers}|\d+(?:[.,]\d+)?)(?:\s+|-)({TIME_UNITS})\b",
         numbers = lexicon::number_words(),
     ))
 });
@@ -1331,6 +1345,20 @@ fn positive(l: &str) -> bool {
     }
 }
 
+/// Whether a statement part (lower case) does one of `act` before its first negation, and that
+/// negation is "without": "boats are launched from the slipway without a permit" launches them
+/// (the "without" says what is missing, not that the act is not done). Held against a
+/// prohibition of the act only: against an obligation, what the statement goes without may be
+/// what the rule requires ("hulls painted without antifouling" against "must be painted with
+/// antifouling").
+fn does_before_without(part: &str, act: &HashSet<String>) -> bool {
+    let padded = format!(" {part} ");
+    first_negation(&padded).is_some_and(|at| {
+        padded[at..].starts_with(" without ")
+            && terms(&padded[..at]).iter().any(|t| act.contains(t))
+    })
+}
+
 /// Whether a padded lower-case rule opens with a demonstrative standing alone as its subject
 /// ("This should not be included …"): what it points to is in another sentence. A
 /// demonstrative with its noun ("This file must neither be compressed …") names the subject.
@@ -1392,7 +1420,7 @@ pub fn clause(sentence: &str) -> Option<Clause> {
     {
         return None;
     }
-    const PROHIBIT: [&str; 22] = [
+    const PROHIBIT: [&str; 23] = [
         " must not ",
         " mustn't ",
         " shall not ",
@@ -1400,6 +1428,7 @@ pub fn clause(sentence: &str) -> Option<Clause> {
         " shouldn't ",
         " may not ",
         " must never ",
+        " may never ",
         " should never ",
         " shall never ",
         " is not permitted ",
@@ -1523,6 +1552,11 @@ pub fn clause(sentence: &str) -> Option<Clause> {
         && !text::content_terms(&l[..m.start()]).is_empty()
     {
         // … and how long something lasts: "The chair holds office for two years."
+        (Deontic::Obligation, m.start(), 0, STATED)
+    } else if let Some(m) = AFTER_PERIOD.as_ref().and_then(|re| re.find(&l))
+        && !text::content_terms(&l[..m.start()]).is_empty()
+    {
+        // … and how long it waits: "Idle dinghies are moved after 30 days."
         (Deontic::Obligation, m.start(), 0, STATED)
     } else if let Some(m) = SIZE.as_ref().and_then(|re| re.find(&l))
         && !text::content_terms(&l[..m.start()]).is_empty()
@@ -1707,8 +1741,10 @@ pub fn clause(sentence: &str) -> Option<Clause> {
             governed_act(&governed)
         },
         // What comes before a stated measure is its subject ("Line managers review …"), unless
-        // it is only an adverb: "Approximately one week before …, we send" names none there.
+        // it is only an adverb: "Approximately one week before …, we send" names none there,
+        // or the condition of a wait ("if no member protests within …", [`waited`]).
         subject: if stated
+            && !waited(&l[..at])
             && !l[..at]
                 .split_whitespace()
                 .all(|w| w.ends_with("ly") || text::content_terms(w).is_empty())
@@ -1740,6 +1776,12 @@ pub fn clause(sentence: &str) -> Option<Clause> {
                     cap: false,
                 }))
                 .chain(periods(&l, stated, deontic, &retained))
+                .chain(waits_after(&l, deontic, stated))
+                .chain(if deontic == Deontic::Obligation && positive && !stated {
+                    required_shares(&governed)
+                } else {
+                    Vec::new()
+                })
                 .chain(retained)
                 .chain(sizes(&l, deontic))
                 .collect(),
@@ -1763,6 +1805,11 @@ pub fn clause(sentence: &str) -> Option<Clause> {
             full.find(word)
                 .map(|at| without_terms(&full[at..]))
                 .unwrap_or_default()
+        } else {
+            HashSet::new()
+        },
+        until: if deontic == Deontic::Prohibition {
+            event_after(&governed, " until ")
         } else {
             HashSet::new()
         },
@@ -2042,8 +2089,15 @@ const EVENT_WORDS: usize = 5;
 fn event_before(l: &str) -> HashSet<String> {
     BEFORE
         .iter()
-        .filter_map(|b| l.find(b).map(|i| &l[i + b.len()..]))
-        .next()
+        .find_map(|b| l.contains(b).then(|| event_after(l, b)))
+        .unwrap_or_default()
+}
+
+/// The terms of the event a padded lower-case text names after `word` (" before ", " until "),
+/// up to a comma or [`EVENT_WORDS`] words; empty when it has no such word.
+fn event_after(l: &str, word: &str) -> HashSet<String> {
+    l.find(word)
+        .map(|i| &l[i + word.len()..])
         .map(|rest| {
             let event = rest.split(',').next().unwrap_or_default();
             terms(
@@ -2219,6 +2273,36 @@ fn periods(text_: &str, stated: bool, deontic: Deontic, retained: &[Bound]) -> V
         .collect()
 }
 
+/// The waits of a clause ([`AFTER_PERIOD`]) as bounds: what a rule requires to be done "after
+/// 30 days" is done no sooner; what a schedule states (`stated`, no modal: "moved to the
+/// compound after 30 days") is done then, neither sooner nor later, as [`periods`] reads a stated period. None
+/// for a prohibition (its time says when the act is forbidden) or a permission (a statement is
+/// held to a permission's limits only when it permits more, see [`check`]).
+fn waits_after(text_: &str, deontic: Deontic, stated: bool) -> Vec<Bound> {
+    let Some(re) = AFTER_PERIOD.as_ref() else {
+        return Vec::new();
+    };
+    if deontic != Deontic::Obligation {
+        return Vec::new();
+    }
+    re.captures_iter(text_)
+        .filter_map(|c| {
+            let n = lexicon::number(c.get(1)?.as_str())?;
+            let (value, dimension) = measure(None, n, c.get(2).map(|m| m.as_str()))?;
+            let text = c.get(0)?.as_str().trim().to_owned();
+            let bound = |minimum| Bound {
+                text: text.clone(),
+                minimum,
+                value,
+                dimension: dimension.clone(),
+                cap: false,
+            };
+            Some(std::iter::once(bound(true)).chain(stated.then(|| bound(false))))
+        })
+        .flatten()
+        .collect()
+}
+
 fn bounds(text_: &str) -> Vec<Bound> {
     let (Some(re), Some(time_to), Some(lead)) =
         (BOUND.as_ref(), TIME_TO.as_ref(), LEAD_TIME.as_ref())
@@ -2258,18 +2342,38 @@ fn bounds(text_: &str) -> Vec<Bound> {
                 }
                 d => d,
             };
+            // A wait, like a deadline a clause makes its condition, holds whatever the
+            // clause's polarity ("if nobody objects …").
+            let waits = dimension == Dimension::Time && waited(&text_[..whole.start()]);
             Some(Bound {
                 text: text_[whole.start()..end].trim().to_owned(),
                 minimum: kind.contains("least")
                     || kind.contains("less")
                     || kind.contains("minimum")
-                    || lead,
+                    || lead
+                    || waits,
                 value,
                 dimension,
-                cap: deadline_is_condition(&text_[..whole.start()]),
+                cap: waits || deadline_is_condition(&text_[..whole.start()]),
             })
         })
         .collect()
+}
+
+/// Whether the text before a bound makes its time a wait: a condition that nobody acts
+/// within it ("if no member protests within 14 days, the berth is let", "if no member asks for a
+/// vote within a week") lets what follows happen only once the whole time has passed, so the
+/// time is the least that must pass, not a deadline.
+fn waited(before: &str) -> bool {
+    let l = before.to_lowercase();
+    let sentence = l.rsplit(['.', ';']).next().unwrap_or(&l);
+    sentence.rfind("if ").is_some_and(|at| {
+        (at == 0 || !sentence[..at].ends_with(char::is_alphanumeric))
+            && sentence[at + 3..]
+                .split_whitespace()
+                .next()
+                .is_some_and(|w| matches!(w, "nobody" | "no" | "none" | "no-one"))
+    })
 }
 
 /// Whether the text before a bound makes the deadline a clause's condition — missing it ends
@@ -2366,6 +2470,27 @@ fn sizes(text_: &str, deontic: Deontic) -> Vec<Bound> {
             Some([bound(true), bound(false)])
         })
         .flatten()
+        .collect()
+}
+
+/// The shares an obligation asks for with no bound word of their own ("must have 100% test
+/// coverage", "shall hold a 20% reserve"), each as the least it accepts: a text that settles
+/// for less ("kept at 80% or more") falls short of it. A share a bound word reads ("at most
+/// 30%") is that bound's.
+fn required_shares(governed: &str) -> Vec<Bound> {
+    let bounded: Vec<String> = bounds(governed).into_iter().map(|b| b.text).collect();
+    quantities(governed)
+        .into_iter()
+        .filter(|(q, _, d)| {
+            *d == Dimension::Percent && !bounded.iter().any(|b| b.contains(q.as_str()))
+        })
+        .map(|(text, value, dimension)| Bound {
+            text,
+            minimum: true,
+            value,
+            dimension,
+            cap: false,
+        })
         .collect()
 }
 
@@ -3115,8 +3240,14 @@ pub fn check(statement: &Statement, clause: &Clause, similarity: f32) -> Option<
         });
     }
     // "Installed uncompressed" says the opposite of "installed compressed".
-    let part_positive = part.1.positive != negates_by_prefix(&part.1.text, &clause.terms);
+    let part_positive = part.1.positive != negates_by_prefix(&part.1.text, &clause.terms)
+        || clause.deontic == Deontic::Prohibition && does_before_without(&part.1.text, &clause.act);
     if !on_topic || part_positive == clause.positive {
+        return None;
+    }
+    // A prohibition that lasts until an event is broken only by an act done before it: a
+    // statement silent on the event says nothing of when the act is done.
+    if !clause.until.is_empty() && shared(&part.1.terms, &clause.until) == 0 {
         return None;
     }
     // Against an obligation, the negated words must be about what the clause requires, and
@@ -4318,6 +4449,172 @@ mod tests {
     }
 
     #[test]
+    fn a_rule_that_says_may_never_forbids() {
+        let rule = "A skipper may never sign off the log of a trip they crewed themselves.";
+        assert_eq!(clause(rule).map(|c| c.deontic), Some(Deontic::Prohibition));
+        assert_eq!(
+            conflict(
+                "A skipper may sign off the log of a trip they crewed once the boat is moored.",
+                rule
+            ),
+            Some(AuditRule::ProhibitionBreached)
+        );
+        assert_eq!(
+            conflict(
+                "Logs are signed off by a skipper who was not on board.",
+                rule
+            ),
+            None
+        );
+    }
+
+    #[test]
+    fn an_act_done_without_something_is_still_done() {
+        let rule = "Dinghies must never be launched from the fuel pontoon.";
+        assert_eq!(
+            conflict(
+                "Dinghies may be launched from the fuel pontoon without a booking.",
+                rule
+            ),
+            Some(AuditRule::ProhibitionBreached)
+        );
+        assert_eq!(
+            conflict(
+                "No dinghy is launched from the fuel pontoon, with or without a booking.",
+                rule
+            ),
+            None
+        );
+        assert!(does_before_without(
+            "boats are launched without a permit",
+            &terms("launch")
+        ));
+        assert!(!does_before_without(
+            "boats are never launched without a permit",
+            &terms("launch")
+        ));
+        // Against an obligation, going without is failing it.
+        assert_eq!(
+            conflict(
+                "Hulls are painted without antifouling.",
+                "Hulls must be painted with antifouling."
+            ),
+            Some(AuditRule::ObligationNotMet)
+        );
+    }
+
+    #[test]
+    fn a_time_nobody_acts_within_is_a_least_wait() {
+        let rule = "If no member protests within 14 days of the notice, the harbour master shall let \
+                    the berth to the next person on the list.";
+        let bound = clause(rule)
+            .and_then(|c| c.bounds.first().cloned())
+            .map(|b| (b.minimum, b.cap));
+        assert_eq!(bound, Some((true, true)));
+        assert_eq!(
+            conflict(
+                "A berth is let to the next person on the list when nobody has objected for 5 days.",
+                rule
+            ),
+            Some(AuditRule::OutOfRange)
+        );
+        assert_eq!(
+            conflict(
+                "A berth is let to the next person on the list when nobody has objected for 21 days.",
+                rule
+            ),
+            None
+        );
+        assert!(waited("if no member asks for a vote "));
+        assert!(!waited("if the member pays the fee "));
+        assert!(!waited("motif nobody "));
+    }
+
+    #[test]
+    fn what_is_done_after_a_time_is_done_no_sooner() {
+        let schedule = "Idle dinghies on the rack: moved to the compound after 30 days.";
+        assert_eq!(
+            conflict(
+                "Idle dinghies on the rack are moved to the compound after 10 days.",
+                schedule
+            ),
+            Some(AuditRule::OutOfRange)
+        );
+        // A schedule states when: later is another schedule.
+        assert_eq!(
+            conflict(
+                "Idle dinghies on the rack are moved to the compound after 45 days.",
+                schedule
+            ),
+            Some(AuditRule::OutOfRange)
+        );
+        assert_eq!(
+            conflict(
+                "Idle dinghies on the rack are moved to the compound after 30 days.",
+                schedule
+            ),
+            None
+        );
+        // A rule sets the least wait: later keeps it.
+        let required = "Abandoned boats must be scrapped after six months ashore.";
+        assert_eq!(
+            conflict(
+                "Abandoned boats are scrapped after two months ashore.",
+                required
+            ),
+            Some(AuditRule::OutOfRange)
+        );
+        assert_eq!(
+            conflict(
+                "Abandoned boats are scrapped after nine months ashore.",
+                required
+            ),
+            None
+        );
+        // A prohibition's time is no wait of its own.
+        let forbidden = " boats must not be moved after 6 months ";
+        assert!(waits_after(forbidden, Deontic::Prohibition, false).is_empty());
+    }
+
+    #[test]
+    fn a_share_an_obligation_asks_for_is_the_least_it_accepts() {
+        let rule = "Every mooring chain must have 100% of its links inspected each spring.";
+        assert_eq!(
+            conflict(
+                "Mooring chains must have at least 80% of their links inspected each spring.",
+                rule
+            ),
+            Some(AuditRule::OutOfRange)
+        );
+        assert_eq!(
+            conflict(
+                "Every mooring chain has 100% of its links inspected each spring.",
+                rule
+            ),
+            None
+        );
+        // A share a bound word reads is that bound's only.
+        let capped = clause("Moorings must be let at no more than 90% of the berths.");
+        assert_eq!(
+            capped.map(|c| c.bounds.iter().filter(|b| b.minimum).count()),
+            Some(0)
+        );
+    }
+
+    #[test]
+    fn a_ban_until_an_event_binds_only_a_text_that_names_the_event() {
+        let rule = "No boat may leave the basin until the lock keeper opens the gate.";
+        assert_eq!(
+            conflict(
+                "Boats leave the basin before the lock keeper opens the gate.",
+                rule
+            ),
+            Some(AuditRule::ProhibitionBreached)
+        );
+        assert_eq!(conflict("Boats leave the basin at high tide.", rule), None);
+    }
+
+    #[test]
     fn a_count_capped_per_period_is_a_least_interval_and_no_ban_on_the_act() {
         let cap = "There should not be more than two launches per week from the public slipway.";
         assert_eq!(
@@ -4881,6 +5178,7 @@ mod tests {
             &THRESHOLD,
             &RETAINED_FOR,
             &FOR_PERIOD,
+            &AFTER_PERIOD,
             &NO_SUBJECT,
             &DEFERS,
             &APART,
