@@ -1317,11 +1317,13 @@ fn any_inner_capital(text: &str, name: impl Fn(&str) -> bool) -> bool {
 }
 
 /// A time bounded by an event rather than counted: "until the dispute is settled", "for the
-/// day of issue", "for the life of the account", "throughout the visit".
+/// day of issue", "for the life of the account", "throughout the visit"; or counted in events
+/// rather than units of time: "for a period of three seasons", "a period of two releases".
 static BOUNDED_TIME: Pattern = LazyLock::new(|| {
-    regex(
-        r"(?i)\b(until|till|as long as|throughout|for the (?:whole |entire |full )?(?:day|week|month|year|duration|life|lifetime|term|length) of)\b",
-    )
+    regex(&format!(
+        r"(?i)\b(until|till|as long as|throughout|for the (?:whole |entire |full )?(?:day|week|month|year|duration|life|lifetime|term|length) of|a period of (?:\d+|{numbers}))\b",
+        numbers = lexicon::number_words()
+    ))
 });
 /// A share written as a fraction in words: "a quarter", "one third", "two-thirds", "half of".
 /// ("Third" alone is an ordinal and "half" alone often a part of a year: neither counts.)
@@ -1970,6 +1972,19 @@ mod tests {
             &DATE_A,
             &COUNTED_FROM,
         ]));
+    }
+
+    #[test]
+    fn a_length_counted_in_events_answers_how_long() {
+        let ask = asks("Once a member moves away, the club holds their berth for how long?");
+        assert_eq!(
+            ask.unmet("A member who moves away keeps the berth for a period of two seasons."),
+            None
+        );
+        assert_eq!(
+            ask.unmet("A member who moves away keeps the berth and pays the usual fee."),
+            Some(Kind::Extent)
+        );
     }
 
     #[test]
