@@ -1177,20 +1177,23 @@ impl Store {
             .collect())
     }
 
-    /// Whether any page of the documents writes `needle` (lower case, matched case-insensitively
-    /// anywhere in a page's text).
+    /// Whether any page of the documents writes `needle` (lower case, found case-insensitively
+    /// in a page's text) as `written` reads that page's text: the store finds the pages that
+    /// hold the letters, the caller says whether they hold the word ("activ" is in
+    /// "inactivity", which does not write "active"). Stops at the first such page.
     pub async fn pages_write(
         &self,
         profile_id: &str,
         document_ids: &[String],
         needle: &str,
+        written: impl Fn(&str) -> bool,
     ) -> Result<bool, StoreError> {
+        use futures::TryStreamExt;
         if document_ids.is_empty() {
             return Ok(false);
         }
-        let mut q = sqlx::QueryBuilder::<sqlx::Sqlite>::new(
-            "SELECT EXISTS(SELECT 1 FROM pages WHERE profile_id = ",
-        );
+        let mut q =
+            sqlx::QueryBuilder::<sqlx::Sqlite>::new("SELECT text FROM pages WHERE profile_id = ");
         q.push_bind(profile_id).push(" AND document_id IN (");
         let mut ids = q.separated(", ");
         for id in document_ids {
@@ -1198,8 +1201,14 @@ impl Store {
         }
         q.push(") AND instr(lower(text), ")
             .push_bind(needle)
-            .push(") > 0)");
-        Ok(q.build_query_scalar().fetch_one(&self.pool).await?)
+            .push(") > 0");
+        let mut pages = q.build_query_scalar::<String>().fetch(&self.pool);
+        while let Some(text) = pages.try_next().await? {
+            if written(&text) {
+                return Ok(true);
+            }
+        }
+        Ok(false)
     }
 
     /// `(page, text)` of every page of a document, in page order.

@@ -70,17 +70,25 @@ async fn two_profiles_with_the_same_file_never_see_each_other() {
             .is_empty()
     );
     // Whether a document writes a word (a name a question asks about) is read in its owner's
-    // profile only.
+    // profile only, on the pages that hold its letters, as the caller reads them.
     let ids = vec![a.id.clone()];
-    for (profile, word, written) in [
-        (&alice.id, "capital", true),
-        (&bob.id, "capital", false),
-        (&alice.id, "zanzibar", false),
+    for (profile, word, words_only, written) in [
+        (&alice.id, "capital", false, true),
+        (&bob.id, "capital", false, false),
+        (&alice.id, "zanzibar", false, false),
+        (&alice.id, "capital", true, true),
+        (&alice.id, "apit", true, false),
     ] {
+        let as_a_word = |page: &str| {
+            !words_only
+                || page
+                    .split(|c: char| !c.is_alphanumeric())
+                    .any(|w| w.eq_ignore_ascii_case(word))
+        };
         let found = t
             .lib
             .store()
-            .pages_write(profile, &ids, word)
+            .pages_write(profile, &ids, word, as_a_word)
             .await
             .unwrap();
         assert_eq!(found, written, "{word} in {profile}");

@@ -593,7 +593,9 @@ impl Agent<'_> {
                 for spelling in extractive::spellings(&text::stem(word)) {
                     let store = self.lib.store();
                     if store
-                        .pages_write(&profile.id, &scope.document_ids, &spelling)
+                        .pages_write(&profile.id, &scope.document_ids, &spelling, |page| {
+                            extractive::writes_stem(page, &spelling)
+                        })
                         .await?
                     {
                         written = true;

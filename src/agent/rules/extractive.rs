@@ -324,6 +324,22 @@ pub fn unwritten_names(question: &str, texts: &[&str]) -> Vec<Vec<String>> {
         .collect()
 }
 
+/// Whether a text writes a word whose stem is `spelling`, a stem as British or American English
+/// spells it ([`spellings`]; lower case): the page-wide test of [`unwritten_names`]' own, which
+/// reads a text's stems — a word the stem only begins inside ("activ" in "inactivity") is
+/// another word.
+pub fn writes_stem(text: &str, spelling: &str) -> bool {
+    text.split(|c: char| !c.is_alphanumeric())
+        .filter(|w| w.len() >= spelling.len())
+        .any(|w| {
+            let w = w.to_lowercase();
+            w.starts_with(spelling)
+                && spellings(&super::text::stem(&w))
+                    .iter()
+                    .any(|v| v == spelling)
+        })
+}
+
 /// The dotted numbers of a question ("3.13", "9.7.2") with the word before each (not the
 /// question's first word).
 fn numbered_words(question: &str) -> Vec<(&str, &str)> {
@@ -1736,6 +1752,15 @@ mod tests {
         );
         assert!(unwritten_names("Is the Harbor Trust open?", &texts).is_empty());
         assert_eq!(spellings("harbour"), vec!["harbour", "harbor"]);
+        // A page writes a name's word as a word of its own, not inside another one.
+        let page = "Moorings lapse after a year of inactivity; active members keep theirs.";
+        assert!(writes_stem(page, &stem("Active")));
+        assert!(!writes_stem(
+            "Moorings lapse after a year of inactivity.",
+            &stem("Active")
+        ));
+        // Spelt the other side of the Atlantic from the stem.
+        assert!(writes_stem("Only authorised skippers", "authoris"));
     }
 
     #[test]
