@@ -2254,30 +2254,43 @@ fn periods(text_: &str, stated: bool, deontic: Deontic, retained: &[Bound]) -> V
                 Some(n) => lexicon::number(n.as_str())?,
                 None => 1.0,
             };
-            let (value, dimension) = measure(None, n, c.get(3).map(|m| m.as_str()))?;
-            let bound = |minimum| Bound {
-                text: text.clone(),
-                minimum,
-                value,
-                dimension: dimension.clone(),
-                cap: false,
-            };
-            Some(
-                minimum
-                    .then(|| bound(true))
-                    .into_iter()
-                    .chain(maximum.then(|| bound(false))),
-            )
+            time_bounds(&text, n, c.get(3).map(|m| m.as_str()), (minimum, maximum))
         })
         .flatten()
         .collect()
 }
 
+/// A time a clause names ("for two years", "after 30 days") as the bounds it sets: the least it
+/// allows (`minimum`), the most (`maximum`), both or neither. `None` for a unit that measures no
+/// time.
+fn time_bounds(
+    text: &str,
+    n: f64,
+    unit: Option<&str>,
+    (minimum, maximum): (bool, bool),
+) -> Option<Vec<Bound>> {
+    let (value, dimension) = measure(None, n, unit)?;
+    Some(
+        [(minimum, true), (maximum, false)]
+            .into_iter()
+            .filter(|(sets, _)| *sets)
+            .map(|(_, least)| Bound {
+                text: text.to_owned(),
+                minimum: least,
+                value,
+                dimension: dimension.clone(),
+                cap: false,
+            })
+            .collect(),
+    )
+}
+
 /// The waits of a clause ([`AFTER_PERIOD`]) as bounds: what a rule requires to be done "after
 /// 30 days" is done no sooner; what a schedule states (`stated`, no modal: "moved to the
-/// compound after 30 days") is done then, neither sooner nor later, as [`periods`] reads a stated period. None
-/// for a prohibition (its time says when the act is forbidden) or a permission (a statement is
-/// held to a permission's limits only when it permits more, see [`check`]).
+/// compound after 30 days") is done then, neither sooner nor later, as [`periods`] reads a
+/// stated period. None for a prohibition (its time says when the act is forbidden) or a
+/// permission (a statement is held to a permission's limits only when it permits more, see
+/// [`check`]).
 fn waits_after(text_: &str, deontic: Deontic, stated: bool) -> Vec<Bound> {
     let Some(re) = AFTER_PERIOD.as_ref() else {
         return Vec::new();
@@ -2288,16 +2301,8 @@ fn waits_after(text_: &str, deontic: Deontic, stated: bool) -> Vec<Bound> {
     re.captures_iter(text_)
         .filter_map(|c| {
             let n = lexicon::number(c.get(1)?.as_str())?;
-            let (value, dimension) = measure(None, n, c.get(2).map(|m| m.as_str()))?;
-            let text = c.get(0)?.as_str().trim().to_owned();
-            let bound = |minimum| Bound {
-                text: text.clone(),
-                minimum,
-                value,
-                dimension: dimension.clone(),
-                cap: false,
-            };
-            Some(std::iter::once(bound(true)).chain(stated.then(|| bound(false))))
+            let text = c.get(0)?.as_str().trim();
+            time_bounds(text, n, c.get(2).map(|m| m.as_str()), (true, stated))
         })
         .flatten()
         .collect()
