@@ -2260,9 +2260,9 @@ fn periods(text_: &str, stated: bool, deontic: Deontic, retained: &[Bound]) -> V
         .collect()
 }
 
-/// A time a clause names ("for two years", "after 30 days") as the bounds it sets: the least it
-/// allows (`minimum`), the most (`maximum`), both or neither. `None` for a unit that measures no
-/// time.
+/// A time a clause names (a mooring "held for three years", a dinghy "moved after 30 days") as
+/// the bounds it sets: the least it allows (`minimum`), the most (`maximum`), both or neither.
+/// `None` for a unit that measures no time.
 fn time_bounds(
     text: &str,
     n: f64,
