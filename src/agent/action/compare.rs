@@ -155,7 +155,7 @@ impl Agent<'_> {
             terms.entry(text::stem(&a)).or_insert(1.0);
         }
         // The values the comparison asks for ("Compare how long …"), which each side gives.
-        let wanted = value::asks(&own);
+        let wanted = value::asks(compare::framed_ask(&own));
         let mut citations: Vec<Citation> = Vec::new();
         let mut evidence_all = Vec::new();
         let mut per_doc: Vec<(Document, Vec<Citation>)> = Vec::new();

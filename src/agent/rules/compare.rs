@@ -541,6 +541,37 @@ pub fn names_or_compares(word: &str, names: &HashSet<String>) -> bool {
             .all(|t| VOCABULARY.contains(t) || (named && names.contains(t)))
 }
 
+/// The question a comparison frames, when it frames one: "Do the rowing club and the sailing club
+/// disagree on how many guests each member may bring?" asks each document "how many guests each
+/// member may bring?" — the frame ("Do … disagree on") asks nothing of its own. An interrogative after the first word, right
+/// after a preposition, opens the framed question; the question itself otherwise.
+pub fn framed_ask(question: &str) -> &str {
+    const FRAMING: [&str; 5] = ["in", "on", "about", "regarding", "as"];
+    const INTERROGATIVES: [&str; 5] = ["how", "what", "which", "when", "who"];
+    // Each word with its offset.
+    let mut words: Vec<(usize, &str)> = Vec::new();
+    let mut start = None;
+    for (i, c) in question.char_indices().chain([(question.len(), ' ')]) {
+        match (c.is_whitespace(), start) {
+            (true, Some(s)) => {
+                words.push((s, &question[s..i]));
+                start = None;
+            }
+            (false, None) => start = Some(i),
+            _ => {}
+        }
+    }
+    words
+        .get(1..)
+        .unwrap_or_default()
+        .windows(2)
+        .find(|pair| {
+            FRAMING.contains(&pair[0].1.to_lowercase().as_str())
+                && INTERROGATIVES.contains(&pair[1].1.to_lowercase().as_str())
+        })
+        .map_or(question, |pair| &question[pair[1].0..])
+}
+
 /// Whether a comparison says what it compares beyond comparing and pointing ("Compare the
 /// governing law of the two agreements" does, "Compare these" does not).
 pub fn has_subject(question: &str) -> bool {
@@ -872,6 +903,23 @@ mod tests {
         );
         assert_eq!(base_title("Policy v2"), "policy");
         assert_ne!(base_title("GFDL-1.2"), base_title("GPL-1"));
+    }
+
+    #[test]
+    fn a_comparison_asks_each_side_the_question_it_frames() {
+        assert_eq!(
+            framed_ask(
+                "Do the rowing club and the sailing club disagree on how many guests each \
+                 member may bring?"
+            ),
+            "how many guests each member may bring?"
+        );
+        assert_eq!(
+            framed_ask("Set the charters side by side regarding which berths are kept free."),
+            "which berths are kept free."
+        );
+        let plain = "Put both charters side by side: what may guests bring?";
+        assert_eq!(framed_ask(plain), plain);
     }
 
     #[test]
