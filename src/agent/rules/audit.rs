@@ -2349,7 +2349,8 @@ fn bounds(text_: &str) -> Vec<Bound> {
             };
             // A wait, like a deadline a clause makes its condition, holds whatever the
             // clause's polarity ("if nobody objects …").
-            let waits = dimension == Dimension::Time && waited(&text_[..whole.start()]);
+            let before = text_[..whole.start()].to_lowercase();
+            let waits = dimension == Dimension::Time && waited(&before);
             Some(Bound {
                 text: text_[whole.start()..end].trim().to_owned(),
                 minimum: kind.contains("least")
@@ -2359,19 +2360,18 @@ fn bounds(text_: &str) -> Vec<Bound> {
                     || waits,
                 value,
                 dimension,
-                cap: waits || deadline_is_condition(&text_[..whole.start()]),
+                cap: waits || deadline_is_condition(&before),
             })
         })
         .collect()
 }
 
-/// Whether the text before a bound makes its time a wait: a condition that nobody acts
-/// within it ("if no member protests within 14 days, the berth is let", "if no member asks for a
-/// vote within a week") lets what follows happen only once the whole time has passed, so the
-/// time is the least that must pass, not a deadline.
-fn waited(before: &str) -> bool {
-    let l = before.to_lowercase();
-    let sentence = l.rsplit(['.', ';']).next().unwrap_or(&l);
+/// Whether the text before a bound (lower case) makes its time a wait: a condition that nobody
+/// acts within it ("if no member protests within 14 days, the berth is let", "if no member asks
+/// for a vote within a week") lets what follows happen only once the whole time has passed, so
+/// the time is the least that must pass, not a deadline.
+fn waited(l: &str) -> bool {
+    let sentence = l.rsplit(['.', ';']).next().unwrap_or(l);
     sentence.rfind("if ").is_some_and(|at| {
         (at == 0 || !sentence[..at].ends_with(char::is_alphanumeric))
             && sentence[at + 3..]
@@ -2381,12 +2381,11 @@ fn waited(before: &str) -> bool {
     })
 }
 
-/// Whether the text before a bound makes the deadline a clause's condition — missing it ends
-/// something ([`missed_deadline`]) or meeting it keeps something ([`kept_by_deadline`]): such a
-/// bound holds as a cap does, whatever the clause's own polarity.
-fn deadline_is_condition(before: &str) -> bool {
-    let l = before.to_lowercase();
-    missed_deadline(&l) || kept_by_deadline(&l)
+/// Whether the text before a bound (lower case) makes the deadline a clause's condition —
+/// missing it ends something ([`missed_deadline`]) or meeting it keeps something
+/// ([`kept_by_deadline`]): such a bound holds as a cap does, whatever the clause's own polarity.
+fn deadline_is_condition(l: &str) -> bool {
+    missed_deadline(l) || kept_by_deadline(l)
 }
 
 /// Words before a deadline that make missing it the condition a clause names: "if the holder fails
