@@ -586,12 +586,12 @@ impl Agent<'_> {
         scope: &Scope,
     ) -> Result<Vec<String>, Error> {
         let texts: Vec<&str> = evidence.iter().map(|e| e.text.as_str()).collect();
+        let store = self.lib.store();
         let mut out = Vec::new();
         'names: for name in extractive::unwritten_names(own, &texts) {
             for word in &name {
                 let mut written = false;
                 for spelling in extractive::spellings(&text::stem(word)) {
-                    let store = self.lib.store();
                     if store
                         .pages_write(&profile.id, &scope.document_ids, &spelling, |page| {
                             extractive::writes_stem(page, &spelling)

@@ -541,10 +541,11 @@ pub fn names_or_compares(word: &str, names: &HashSet<String>) -> bool {
             .all(|t| VOCABULARY.contains(t) || (named && names.contains(t)))
 }
 
-/// The question a comparison frames, when it frames one: "Do the rowing club and the sailing club
-/// disagree on how many guests each member may bring?" asks each document "how many guests each
-/// member may bring?" — the frame ("Do … disagree on") asks nothing of its own. An interrogative after the first word, right
-/// after a preposition, opens the framed question; the question itself otherwise.
+/// The question a comparison frames, when it frames one: "Do the rowing club and the sailing
+/// club disagree on how many guests each member may bring?" asks each document "how many guests
+/// each member may bring?" — the frame ("Do … disagree on") asks nothing of its own. An
+/// interrogative after the first word, right after a preposition, opens the framed question;
+/// the question itself otherwise.
 pub fn framed_ask(question: &str) -> &str {
     const FRAMING: [&str; 5] = ["in", "on", "about", "regarding", "as"];
     const INTERROGATIVES: [&str; 5] = ["how", "what", "which", "when", "who"];

@@ -333,10 +333,7 @@ pub fn writes_stem(text: &str, spelling: &str) -> bool {
         .filter(|w| w.len() >= spelling.len())
         .any(|w| {
             let w = w.to_lowercase();
-            w.starts_with(spelling)
-                && spellings(&super::text::stem(&w))
-                    .iter()
-                    .any(|v| v == spelling)
+            w.starts_with(spelling) && spellings(&stem(&w)).iter().any(|v| v == spelling)
         })
 }
 
