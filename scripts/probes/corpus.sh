@@ -58,6 +58,10 @@
 # probe 54 cryptography's and Twisted's policies from their sdists (wkhtmltopdf, pdfTeX).
 # probe 55 pytest's compatibility policy, contributing guide, Tidelift page and code of conduct
 # (docutils' LaTeX writer, rst2pdf, LibreOffice).
+# probe 56 NetworkX's governance and deprecation policy and SymPy's deprecation policy and
+# dependencies page (groff, LibreOffice, WeasyPrint).
+# probe 57 Astropy's coding guidelines and maintainer workflow and urllib3's contributing guide
+# (pdfTeX, Typst, LibreOffice).
 # Needs enscript, ghostscript, groff, shared-mime-info, dpkg-dev's docs and man-db's docs (the packages of a Debian 12 desktop), `apt-get download` of debian-faq,
 # harden-doc, debian-policy and doc-debian, and for probes 9 and 11 libreoffice-writer-nogui and the Python
 # packages python-docx and reportlab, and for probes 13 and 14 weasyprint and fpdf2.
@@ -731,4 +735,47 @@ done
 rst2pdf "$p/TIDELIFT.rst" -o "$out/probe55/pytest-tidelift.pdf" 2>/dev/null
 (cd "$w" && pandoc -f gfm "$p/CODE_OF_CONDUCT.md" -o code-of-conduct.docx && soffice --headless --convert-to pdf code-of-conduct.docx >/dev/null 2>&1)
 cp "$w/code-of-conduct.pdf" "$out/probe55/pytest-code-of-conduct.pdf"
+rm -rf "$w"
+# Probe 56 (stop 53, written before any change of the stop): NetworkX 3.4.2's governance
+# (NXEP 1) and core developer guide joined (pandoc's ms, groff -ms) and its deprecation policy
+# (pandoc's Word file, LibreOffice), and SymPy 1.13.3's deprecation policy and dependencies page
+# (MyST made plain by myst2md.py, pandoc's HTML printed by WeasyPrint), from their sdists on PyPI.
+mkdir -p "$out/probe56"
+w=$(mktemp -d)
+sdist_unpack "$w" networkx networkx-3.4.2.tar.gz networkx-3.4.2/doc/developer
+sdist_unpack "$w" sympy sympy-1.13.3.tar.gz sympy-1.13.3/doc/src/contributing
+n="$w/networkx-3.4.2/doc/developer"
+plain() { sed -E 's/:[a-z]+(:[a-z]+)?:`~?([^`<]*[^ `<])( <[^>]*>)?`/``\2``/g' "$1"; }
+{ plain "$n/nxeps/nxep-0001.rst"; printf '\n\n'; plain "$n/core_developer.rst"; } > "$w/nx-gov.rst"
+pandoc -f rst "$w/nx-gov.rst" -s -t ms -o "$w/nx-gov.ms" \
+  --metadata title="NetworkX: governance and decision making; core developer guide" 2>/dev/null
+groff -t -ms -Tps -k "$w/nx-gov.ms" > "$w/nx-gov.ps" 2>/dev/null
+ps2pdf "$w/nx-gov.ps" "$out/probe56/networkx-governance.pdf"
+plain "$n/deprecations.rst" > "$w/dep.rst"
+(cd "$w" && pandoc -f rst dep.rst -s -o dep.docx 2>/dev/null && soffice --headless --convert-to pdf dep.docx >/dev/null 2>&1)
+cp "$w/dep.pdf" "$out/probe56/networkx-deprecations.pdf"
+s="$w/sympy-1.13.3/doc/src/contributing"
+for pair in "deprecations:deprecation-policy:SymPy: deprecation policy" "dependencies:dependencies:SymPy: dependencies"; do
+  IFS=: read -r src name title <<< "$pair"
+  python3 "$here/myst2md.py" "$s/$src.md" > "$w/$src.md"
+  pandoc -f markdown "$w/$src.md" -s -o "$w/$src.html" --metadata title="$title" 2>/dev/null
+  html_pdf "$w/$src.html" "$w" "$out/probe56/sympy-$name.pdf"
+done
+rm -rf "$w"
+# Probe 57 (stop 53, written after the stop's changes for probe 56 and scored with the start
+# build and the final one): Astropy 6.1.4's coding guidelines (pandoc, pdfTeX) and maintainer
+# workflow (pandoc 3's Typst writer, Typst) and urllib3 2.2.3's contributing guide (pandoc's
+# Word file printed by LibreOffice: its bullets and numbers stand apart from their items).
+mkdir -p "$out/probe57"
+w=$(mktemp -d)
+sdist_unpack "$w" astropy astropy-6.1.4.tar.gz astropy-6.1.4/docs/development
+sdist_unpack "$w" urllib3 urllib3-2.2.3.tar.gz urllib3-2.2.3/docs/contributing.rst
+a="$w/astropy-6.1.4/docs/development"
+plain "$a/codeguide.rst" > "$w/codeguide.rst"
+(cd "$w" && pandoc -f rst codeguide.rst -o "$out/probe57/astropy-coding-guidelines.pdf" -V geometry:margin=1in -V papersize=a4 2>/dev/null)
+plain "$a/workflow/maintainer_workflow.rst" | sed 's/|emdash|/—/g; s/|[a-z_]*|//g' > "$w/maintainer.rst"
+typeset "$w/maintainer.rst" "$out/probe57/astropy-maintainer-workflow.pdf" 2>/dev/null
+plain "$w/urllib3-2.2.3/docs/contributing.rst" > "$w/contributing.rst"
+(cd "$w" && pandoc -f rst contributing.rst -o contributing.docx && soffice --headless --convert-to pdf contributing.docx >/dev/null 2>&1)
+cp "$w/contributing.pdf" "$out/probe57/urllib3-contributing.pdf"
 rm -rf "$w"
