@@ -90,23 +90,30 @@ impl Agent<'_> {
             .filter_map(|n| compare::version_number(n).map(str::to_owned))
             .collect();
         names.extend(numbers);
-        let noise = |w: &str| {
-            compare::names_or_compares(w, &names) || {
-                let s = extractive::stems(w);
-                !s.is_empty() && s.iter().all(|t| heads.contains(t))
+        let subject_of = |text: &str| -> String {
+            let mut previous = None;
+            let mut kept = Vec::new();
+            for w in text.split_whitespace() {
+                if !(compare::names_or_compares(w, &names)
+                    || compare::names_by_head(previous, w, &heads))
+                {
+                    kept.push(w);
+                }
+                previous = Some(w);
             }
+            kept.join(" ")
         };
-        let own_subject: Vec<&str> = own.split_whitespace().filter(|w| !noise(w)).collect();
-        let mut terms = extractive::question_terms(&own_subject.join(" "), "");
+        let own_subject = subject_of(&own);
+        let mut terms = extractive::question_terms(&own_subject, "");
         // Each document is searched for the subject alone: the names of the documents compared
         // would pull up the passages that name them (another policy's definitions that
         // mention "the Records Act, Version 3.0") instead of the ones on the subject.
         let unnamed = compare::without_spelled_names(&query, &spelled);
-        let subject: Vec<&str> = unnamed.split_whitespace().filter(|w| !noise(w)).collect();
-        let subject = if extractive::stems(&subject.join(" ")).is_empty() {
+        let subject = subject_of(&unnamed);
+        let subject = if extractive::stems(&subject).is_empty() {
             query.clone()
         } else {
-            subject.join(" ")
+            subject
         };
         // "Apart from termination and relicensing, …": what the reader sets aside is not
         // the subject, and passages about it come last.

@@ -541,6 +541,18 @@ pub fn names_or_compares(word: &str, names: &HashSet<String>) -> bool {
             .all(|t| VOCABULARY.contains(t) || (named && names.contains(t)))
 }
 
+/// Whether a word is a compared document's head noun standing for the document (`heads`: the
+/// stems of those nouns, see [`title_head`]): "how do the charter and the bylaws differ" names
+/// the two by their heads. After an indefinite article it names no particular document and is
+/// the subject: "which repairs call for a survey" asks about surveys even when one of the
+/// documents is "Survey rules".
+pub fn names_by_head(previous: Option<&str>, word: &str, heads: &HashSet<String>) -> bool {
+    let s = stems(word);
+    !s.is_empty()
+        && s.iter().all(|t| heads.contains(t))
+        && !previous.is_some_and(|p| lexicon::INDEFINITE.contains(&p.to_lowercase().as_str()))
+}
+
 /// The question a comparison frames, when it frames one: "Do the rowing club and the sailing
 /// club disagree on how many guests each member may bring?" asks each document "how many guests
 /// each member may bring?" — the frame ("Do … disagree on") asks nothing of its own. An
@@ -904,6 +916,17 @@ mod tests {
         );
         assert_eq!(base_title("Policy v2"), "policy");
         assert_ne!(base_title("GFDL-1.2"), base_title("GPL-1"));
+    }
+
+    #[test]
+    fn a_head_noun_after_an_indefinite_article_is_the_subject() {
+        let heads: HashSet<String> = ["survey", "rule"].iter().map(|w| text::stem(w)).collect();
+        // "the survey" stands for "Survey rules"; "a survey" is what the question asks about.
+        assert!(names_by_head(Some("the"), "survey", &heads));
+        assert!(names_by_head(None, "rules", &heads));
+        assert!(!names_by_head(Some("a"), "survey", &heads));
+        assert!(!names_by_head(Some("Any"), "rules", &heads));
+        assert!(!names_by_head(Some("the"), "repairs", &heads));
     }
 
     #[test]

@@ -550,6 +550,10 @@ pub const NOUN_DETERMINERS: [&str; 9] = [
     "the", "a", "an", "its", "their", "each", "every", "our", "your",
 ];
 
+/// Determiners of an indefinite noun phrase ("*a* mooring fee", "*any* guest"): the phrase names
+/// no particular thing, so no particular document either.
+pub const INDEFINITE: [&str; 4] = ["a", "an", "any", "another"];
+
 /// Determiners that open the group "one of …" picks from ("one of the tasks", "one of its
 /// members"): a partitive, not a count.
 pub const DETERMINERS: [&str; 13] = [
