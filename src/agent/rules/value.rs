@@ -906,11 +906,25 @@ fn phrase_head(rest: &[String]) -> Option<&str> {
             .get(k + 1)
             .is_some_and(|n| matches!(n.as_str(), "the" | "a" | "an"))
     };
-    let phrase = words.iter().enumerate().take_while(|(k, w)| {
-        (!content_terms(w).is_empty() || VALUE_NOUNS.iter().any(|(n, _)| n == *w)) && !verb(*k)
-    });
-    let (_, head) = phrase.last()?;
-    Some(head.as_str())
+    let phrase: Vec<&String> = words
+        .iter()
+        .enumerate()
+        .take_while(|(k, w)| {
+            (!content_terms(w).is_empty() || VALUE_NOUNS.iter().any(|(n, _)| n == *w)) && !verb(*k)
+        })
+        .map(|(_, w)| w)
+        .collect();
+    // A relative clause without "that" may close the question: "What is the oldest firmware
+    // version Harbourside accepts?" — a value noun, a one-word subject and a verb in -s that
+    // ends the question; the value noun heads the phrase, not the verb.
+    if phrase.len() == words.len()
+        && let [.., noun, _, verb] = phrase.as_slice()
+        && VALUE_NOUNS.iter().any(|(n, _)| n == noun)
+        && lexicon::ends_like_plural(verb)
+    {
+        return Some(noun.as_str());
+    }
+    phrase.last().map(|w| w.as_str())
 }
 
 /// Nouns of the calendar that "which" chooses among ("In which months …").
@@ -2152,6 +2166,19 @@ mod tests {
         assert_eq!(
             kinds("What is the oldest supported firmware version?"),
             (vec![Kind::Version], 0)
+        );
+        // A relative clause without "that" closes the question.
+        assert_eq!(
+            kinds("What is the oldest firmware version Harbourside accepts?"),
+            (vec![Kind::Version], 0)
+        );
+        assert_eq!(
+            kinds("What is the smallest hull length Harbourside lifts?"),
+            (vec![Kind::Number], 0)
+        );
+        assert_eq!(
+            kinds("What is the mooring fee refund process?"),
+            (vec![], 1)
         );
     }
 
