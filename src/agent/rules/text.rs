@@ -621,6 +621,9 @@ fn strip_suffixes(w: &str) -> String {
         {
             return match suffix {
                 "ies" | "ied" => format!("{base}y"),
+                // "trustees"/"trustee", "employees"/"employee": the plural of a word in -ee
+                // loses its "s" only.
+                "es" if base.ends_with('e') => format!("{base}e"),
                 // "typesetting"/"typeset", "submitted"/"submit": the doubled consonant goes
                 // (but "called", "passed" keep theirs).
                 "ing" | "ings" | "ed" => {
@@ -1313,6 +1316,10 @@ mod tests {
         assert_eq!(stem("kept"), stem("keep"));
         assert_eq!(stem("people"), stem("person"));
         assert_eq!(stem("children"), stem("child"));
+        // A noun in -ee meets its plural.
+        assert_eq!(stem("trustees"), stem("trustee"));
+        assert_eq!(stem("referees"), stem("referee"));
+        assert_eq!(stem("agrees"), stem("agree"));
     }
 
     #[test]
