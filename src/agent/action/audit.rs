@@ -590,7 +590,10 @@ impl Agent<'_> {
                 // may serve as).
                 let grants = audit::permits(&s.text);
                 // A permission that allows less than the rule still bounds what it allows
-                // (`audit::beyond_permission`): it clears no number beyond its own.
+                // (`audit::beyond_permission`): it clears no number beyond its own. A number out
+                // of a rule's range is cleared only by a permission of the act the rule bounds
+                // or of a measure like the rule's: "drafts need not be signed" allows nothing
+                // about how long a signed record is kept.
                 let permitted = |rule: &audit::Clause, out_of_range: bool| {
                     candidates
                         .iter()
@@ -598,6 +601,13 @@ impl Agent<'_> {
                         .filter(|(c, _)| {
                             c.clause.deontic == Deontic::Permission
                                 && !(out_of_range && audit::beyond_permission(s, rule, &c.sentence))
+                                && (!out_of_range
+                                    || rule.act.iter().any(|a| c.clause.terms.contains(a))
+                                    || c.clause.bounds.iter().any(|p| {
+                                        rule.bounds
+                                            .iter()
+                                            .any(|b| audit::comparable(&p.dimension, &b.dimension))
+                                    }))
                                 && audit::shared(&s.terms, &c.clause.terms) >= 2
                                 && audit::shared(&rule.terms, &c.clause.terms) >= 1
                                 && (!grants
@@ -644,7 +654,11 @@ impl Agent<'_> {
                     .iter()
                     .map(|c| c.clause.act.iter().any(|a| own_acts[si].contains(a)))
                     .collect();
-                let governs = audit::governing(&sims, &permissions, &narrow, &acting);
+                let measuring: Vec<bool> = candidates
+                    .iter()
+                    .map(|c| !audit::measured_alike(s, &c.clause).is_empty())
+                    .collect();
+                let governs = audit::governing(&sims, &permissions, &narrow, &acting, &measuring);
                 // The clauses that govern the statement and are eligible for it.
                 let ruled: Vec<bool> = candidates
                     .iter()

@@ -91,6 +91,11 @@ pub struct Clause {
     /// does the act without naming the event ("boats leave at dawn") is not held to it.
     /// Empty when the rule names no such event.
     pub until: HashSet<String>,
+    /// The condition under which a prohibition does not hold, as terms ("must not moor at the
+    /// fuel pontoon *unless the harbour master agrees*"): a statement that does the act only
+    /// on that condition ("only when the harbour master has agreed") keeps the rule. Empty
+    /// when the rule makes no such exception.
+    pub unless: HashSet<String>,
     /// The words a prohibition forbids by quoting them ("Never use “sharp” in the package
     /// name", "must not be marked 'final'"), lower case: a text that writes one breaks it.
     pub forbidden_words: Vec<String>,
@@ -1275,8 +1280,11 @@ fn main_clause_until(l: &str, breaks: &[&str]) -> String {
 /// sent by post"): it negates the alternative, not what the rule requires. A purpose of
 /// avoiding something needs no comma to be one ("stow fuel cans in the locker to avoid
 /// spills", "take steps to prevent theft"): the rule requires the act, and what it avoids is
-/// its reason.
-const RULE_BREAKS: [&str; 8] = [
+/// its reason. An absence joined to what is required ("the consent of two trustees and no
+/// objection from the treasurer") is a second condition: it does not negate the first.
+const RULE_BREAKS: [&str; 10] = [
+    " and no ",
+    ", no ",
     ", but ",
     "; ",
     ", to ",
@@ -1461,7 +1469,7 @@ pub fn clause(sentence: &str) -> Option<Clause> {
     {
         return None;
     }
-    const OBLIGE: [&str; 24] = [
+    const OBLIGE: [&str; 26] = [
         " provided that ",
         " must ",
         // A rule may end on its deontic adjective (`OBLIGING_ADJECTIVES`), like a passive
@@ -1485,13 +1493,23 @@ pub fn clause(sentence: &str) -> Option<Clause> {
         " have to ",
         " needs to ",
         " need to ",
+        // "Transfers require the approval of two trustees": what the subject needs.
+        " requires ",
+        " require ",
         " make sure ",
         " ensure that ",
         " be sure ",
         " always ",
     ];
-    const PERMIT: [&str; 6] = [
+    const PERMIT: [&str; 12] = [
         " need not ",
+        // An obligation denied exempts: "Drafts do not need to be signed".
+        " does not need to ",
+        " do not need to ",
+        " doesn't need to ",
+        " don't need to ",
+        " is not required to ",
+        " are not required to ",
         " may ",
         " is permitted ",
         " are permitted ",
@@ -1813,6 +1831,11 @@ pub fn clause(sentence: &str) -> Option<Clause> {
         } else {
             HashSet::new()
         },
+        unless: if deontic == Deontic::Prohibition {
+            event_after(&l, " unless ")
+        } else {
+            HashSet::new()
+        },
         forbidden_words: if deontic == Deontic::Prohibition && positive {
             quoted_words(sentence)
         } else {
@@ -2109,6 +2132,29 @@ fn event_after(l: &str, word: &str) -> HashSet<String> {
             )
         })
         .unwrap_or_default()
+}
+
+/// Whether a statement part does its act only on the condition a prohibition excepts
+/// (`unless`, its terms): a condition it opens ("only when", "only if", "once", "provided")
+/// that names at least two of the exception's terms, or all of them when it has fewer. "A
+/// skipper moors at the fuel pontoon only when the harbour master has agreed" meets "must not
+/// moor … unless the harbour master agrees"; a condition on anything else does not.
+fn meets_exception(part: &str, unless: &HashSet<String>) -> bool {
+    const CONDITIONS: [&str; 6] = [
+        " only when ",
+        " only if ",
+        " only once ",
+        " only after ",
+        " once ",
+        " provided ",
+    ];
+    let l = format!(" {} ", part.to_lowercase());
+    let needed = unless.len().min(2);
+    needed > 0
+        && CONDITIONS.iter().any(|c| {
+            l.find(c)
+                .is_some_and(|at| shared(&terms(&l[at + c.len()..]), unless) >= needed)
+        })
 }
 
 /// Whether a statement part (lower case) does the act of a rule after the event the rule puts
@@ -2477,17 +2523,29 @@ fn sizes(text_: &str, deontic: Deontic) -> Vec<Bound> {
         .collect()
 }
 
-/// The shares an obligation asks for with no bound word of their own ("must have 100% test
-/// coverage", "shall hold a 20% reserve"), each as the least it accepts: a text that settles
-/// for less ("kept at 80% or more") falls short of it. A share a bound word reads ("at most
-/// 30%") is that bound's.
+/// The shares and counts of people an obligation asks for with no bound word of their own
+/// ("must have 100% test coverage", "shall hold a 20% reserve", "require the signatures of two
+/// trustees"), each as the least it accepts: a text that settles for less ("kept at 80% or
+/// more", "signed by one trustee") falls short of it. A quantity a bound word reads ("at most
+/// 30%") is that bound's; a day of the calendar ("by 31 March") counts nothing.
 fn required_shares(governed: &str) -> Vec<Bound> {
     let bounded: Vec<String> = bounds(governed).into_iter().map(|b| b.text).collect();
+    // A count is of those who must act or consent ("by two officers", "of three members"): a
+    // count that a comparison word leads ("under 80 characters") is a bound of its own.
+    let counted = |q: &str, d: &Dimension| match d {
+        Dimension::Percent => true,
+        Dimension::Count(thing) => {
+            governed.find(q).is_some_and(|at| {
+                governed[..at].ends_with(" by ") || governed[..at].ends_with(" of ")
+            }) && !lexicon::CALENDAR_NAMES
+                .iter()
+                .any(|n| text::stem(&n.to_lowercase()) == *thing)
+        }
+        _ => false,
+    };
     quantities(governed)
         .into_iter()
-        .filter(|(q, _, d)| {
-            *d == Dimension::Percent && !bounded.iter().any(|b| b.contains(q.as_str()))
-        })
+        .filter(|(q, _, d)| counted(q, d) && !bounded.iter().any(|b| b.contains(q.as_str())))
         .map(|(text, value, dimension)| Bound {
             text,
             minimum: true,
@@ -2652,6 +2710,11 @@ pub const GOVERNING_MARGIN: f32 = 0.15;
 ///
 /// `acting[i]`: clause `i` is about the act the statement does (see [`ACT_MARGIN`]).
 ///
+/// `measuring[i]`: clause `i` bounds a dimension the statement measures ([`measured_alike`]):
+/// like a rule about the statement's act, it is looked for further off when no rule within the
+/// margin bounds what the statement measures ("removed six months after release" against "kept
+/// for at least a year after release", worded unlike the statement).
+///
 /// `narrow[i]`: clause `i` binds only a measure, an order or a restriction
 /// ([`Clause::without_polarity`]); such a clause governs within the margin like any rule, but
 /// the margin is set by the best-fitting full rule when there is one: a schedule line that
@@ -2661,6 +2724,7 @@ pub fn governing(
     permission: &[bool],
     narrow: &[bool],
     acting: &[bool],
+    measuring: &[bool],
 ) -> Vec<bool> {
     let is_permission = |i: usize| permission.get(i).copied().unwrap_or(false);
     let is_narrow = |i: usize| narrow.get(i).copied().unwrap_or(false);
@@ -2681,16 +2745,20 @@ pub fn governing(
         .enumerate()
         .map(|(i, s)| is_permission(i) || *s >= best - GOVERNING_MARGIN)
         .collect::<Vec<bool>>();
-    // When no rule within the margin is about the act the statement does, the rules about it
-    // are looked for further off.
-    let is_acting = |i: usize| acting.get(i).copied().unwrap_or(false);
-    if (0..similarities.len()).any(|i| governs[i] && !is_permission(i) && is_acting(i)) {
-        return governs;
-    }
-    similarities
-        .iter()
-        .enumerate()
-        .map(|(i, s)| governs[i] || (is_acting(i) && *s >= best - ACT_MARGIN))
+    // When no rule within the margin is about the act the statement does, or bounds what it
+    // measures, the rules that are are looked for further off.
+    let further = |flags: &[bool]| -> Vec<bool> {
+        let flagged = |i: usize| flags.get(i).copied().unwrap_or(false);
+        let met = (0..similarities.len()).any(|i| governs[i] && !is_permission(i) && flagged(i));
+        similarities
+            .iter()
+            .enumerate()
+            .map(|(i, s)| !met && flagged(i) && *s >= best - ACT_MARGIN)
+            .collect()
+    };
+    let (acts, measures) = (further(acting), further(measuring));
+    (0..similarities.len())
+        .map(|i| governs[i] || acts[i] || measures[i])
         .collect()
 }
 
@@ -3252,6 +3320,10 @@ pub fn check(statement: &Statement, clause: &Clause, similarity: f32) -> Option<
     // A prohibition that lasts until an event is broken only by an act done before it: a
     // statement silent on the event says nothing of when the act is done.
     if !clause.until.is_empty() && shared(&part.1.terms, &clause.until) == 0 {
+        return None;
+    }
+    // A prohibition's exception that the statement makes its own condition is met.
+    if meets_exception(&part.1.text, &clause.unless) {
         return None;
     }
     // Against an obligation, the negated words must be about what the clause requires, and
@@ -4162,17 +4234,30 @@ mod tests {
             &[false, false, false, true],
             &[false; 4],
             &[false; 4],
+            &[false; 4],
         );
         assert_eq!(governs, [true, true, false, true]);
-        assert!(governing(&[], &[], &[], &[]).is_empty());
+        assert!(governing(&[], &[], &[], &[], &[]).is_empty());
         // A narrow clause closer to the statement does not push the rule out of the margin.
         assert_eq!(
-            governing(&[0.9, 0.6], &[false, false], &[true, false], &[false; 2]),
+            governing(
+                &[0.9, 0.6],
+                &[false, false],
+                &[true, false],
+                &[false; 2],
+                &[false; 2]
+            ),
             [true, true]
         );
         // Without a full rule, the narrow clauses set the margin themselves.
         assert_eq!(
-            governing(&[0.9, 0.6], &[false, false], &[true, true], &[false; 2]),
+            governing(
+                &[0.9, 0.6],
+                &[false, false],
+                &[true, true],
+                &[false; 2],
+                &[false; 2]
+            ),
             [true, false]
         );
         // A rule about the statement's own act governs it from further off when none of the
@@ -4182,13 +4267,37 @@ mod tests {
                 &[0.82, 0.62, 0.62],
                 &[false; 3],
                 &[false; 3],
-                &[false, true, false]
+                &[false, true, false],
+                &[false; 3]
             ),
             [true, true, false]
         );
         assert_eq!(
             governing(
                 &[0.82, 0.62, 0.62],
+                &[false; 3],
+                &[false; 3],
+                &[true, true, false],
+                &[false; 3]
+            ),
+            [true, false, false]
+        );
+        // So does a rule that bounds what the statement measures, and only when none of the
+        // closest does; the rule too far off stays out.
+        assert_eq!(
+            governing(
+                &[0.82, 0.62, 0.50],
+                &[false; 3],
+                &[false; 3],
+                &[false; 3],
+                &[false, true, true]
+            ),
+            [true, true, false]
+        );
+        assert_eq!(
+            governing(
+                &[0.82, 0.62, 0.62],
+                &[false; 3],
                 &[false; 3],
                 &[false; 3],
                 &[true, true, false]
@@ -4467,6 +4576,88 @@ mod tests {
             conflict(
                 "Logs are signed off by a skipper who was not on board.",
                 rule
+            ),
+            None
+        );
+    }
+
+    #[test]
+    fn a_count_a_rule_requires_is_the_least_it_accepts() {
+        let rule = "Withdrawals from the reserve fund require the signatures of two trustees.";
+        assert_eq!(clause(rule).map(|c| c.deontic), Some(Deontic::Obligation));
+        assert_eq!(
+            conflict(
+                "Withdrawals from the reserve fund are paid out once one trustee signs.",
+                rule
+            ),
+            Some(AuditRule::OutOfRange)
+        );
+        assert_eq!(
+            conflict(
+                "Withdrawals from the reserve fund are paid out once three trustees sign.",
+                rule
+            ),
+            None
+        );
+        // A day of the calendar counts nothing, nor does a count a comparison word leads.
+        let due = "Berth fees must be paid by 31 March each year.";
+        assert_eq!(
+            conflict("Berth fees are paid by 15 March each year.", due),
+            None
+        );
+        let short = "A berth name should be short, certainly under 20 letters.";
+        assert_eq!(conflict("The berth name is 12 letters long.", short), None);
+        // An absence joined to what is required is a second condition.
+        let both = "Withdrawals require the signatures of two trustees and no objection from the \
+                    treasurer.";
+        assert_eq!(clause(both).map(|c| c.positive), Some(true));
+        assert_eq!(
+            conflict(
+                "Withdrawals are paid out once two trustees sign and the treasurer does not object.",
+                both
+            ),
+            None
+        );
+    }
+
+    #[test]
+    fn a_statement_that_keeps_to_the_exception_keeps_the_rule() {
+        let rule = "Skippers must not moor at the fuel pontoon unless the harbour master agrees.";
+        assert_eq!(
+            conflict(
+                "Skippers moor at the fuel pontoon only when the harbour master has agreed.",
+                rule
+            ),
+            None
+        );
+        assert_eq!(
+            conflict(
+                "Skippers moor at the fuel pontoon whenever the berths are full.",
+                rule
+            ),
+            Some(AuditRule::ProhibitionBreached)
+        );
+        assert_eq!(
+            conflict(
+                "Skippers moor at the fuel pontoon only when the weather turns.",
+                rule
+            ),
+            Some(AuditRule::ProhibitionBreached)
+        );
+    }
+
+    #[test]
+    fn an_obligation_denied_exempts() {
+        for rule in [
+            "Dinghies that stay under a week do not need to be registered.",
+            "A guest is not required to sign the visitors' book.",
+        ] {
+            assert_eq!(clause(rule).map(|c| c.deontic), Some(Deontic::Permission));
+        }
+        assert_eq!(
+            conflict(
+                "Dinghies that stay three days are never registered.",
+                "Dinghies that stay under a week do not need to be registered."
             ),
             None
         );
