@@ -1217,6 +1217,14 @@ static NEGATIONS: LazyLock<Vec<String>> = LazyLock::new(|| {
     all
 });
 
+/// A statement that declares a thing or an act optional ("Life jackets are optional on the
+/// pontoon") denies that it is required: against a rule that requires it, it is a failure.
+static OPTIONAL: Pattern = LazyLock::new(|| {
+    regex(
+        r"\b(?:is|are|remains?|stays?|becomes?)\s+(?:entirely\s+|purely\s+)?(?:optional|voluntary)\b",
+    )
+});
+
 fn has_negation(l: &str) -> bool {
     first_negation(l).is_some()
 }
@@ -2712,8 +2720,8 @@ pub const GOVERNING_MARGIN: f32 = 0.15;
 ///
 /// `measuring[i]`: clause `i` bounds a dimension the statement measures ([`measured_alike`]):
 /// like a rule about the statement's act, it is looked for further off when no rule within the
-/// margin bounds what the statement measures ("removed six months after release" against "kept
-/// for at least a year after release", worded unlike the statement).
+/// margin bounds what the statement measures ("hulls are scrapped three months after launch"
+/// against "hulls stay afloat for at least a year after launch", worded unlike the statement).
 ///
 /// `narrow[i]`: clause `i` binds only a measure, an order or a restriction
 /// ([`Clause::without_polarity`]); such a clause governs within the margin like any rule, but
@@ -2819,7 +2827,7 @@ pub fn statement(text_: &str) -> Statement {
             universal: universal(&padded),
             text: p.trim().to_owned(),
             terms: terms(&padded),
-            positive: positive(&main_clause(&padded)),
+            positive: positive(&main_clause(&padded)) && !super::matches(&OPTIONAL, &padded),
             quantifier_only: has_negation(&padded) && !verbal,
             quantified: quantified(&padded),
             negated,
@@ -3277,7 +3285,11 @@ pub fn check(statement: &Statement, clause: &Clause, similarity: f32) -> Option<
         let (short, long) = if a.len() <= t.len() { (a, t) } else { (t, a) };
         short == long || short.chars().count() >= 5 && long.starts_with(short.as_str())
     };
+    // A statement that makes its subject optional denies every act a rule requires of it.
+    let made_optional = clause.deontic == Deontic::Obligation
+        && super::matches(&OPTIONAL, &part.1.text.to_lowercase());
     let names_act = clause.act.is_empty()
+        || made_optional
         || clause
             .act
             .iter()
@@ -4643,6 +4655,19 @@ mod tests {
                 rule
             ),
             Some(AuditRule::ProhibitionBreached)
+        );
+    }
+
+    #[test]
+    fn a_statement_that_makes_a_required_thing_optional_fails_the_rule() {
+        let rule = "Life jackets must be worn on the outer pontoons.";
+        assert_eq!(
+            conflict("Life jackets are optional on the outer pontoons.", rule),
+            Some(AuditRule::ObligationNotMet)
+        );
+        assert_eq!(
+            conflict("Life jackets are worn on the outer pontoons.", rule),
+            None
         );
     }
 

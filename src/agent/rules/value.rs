@@ -914,7 +914,7 @@ fn phrase_head(rest: &[String]) -> Option<&str> {
         })
         .map(|(_, w)| w)
         .collect();
-    // A relative clause without "that" may close the question: "What is the oldest firmware
+    // A relative clause without "that" may close the question: "What is the lowest firmware
     // version Harbourside accepts?" — a value noun, a one-word subject and a verb in -s that
     // ends the question; the value noun heads the phrase, not the verb.
     if phrase.len() == words.len()
@@ -2169,11 +2169,11 @@ mod tests {
         );
         // A relative clause without "that" closes the question.
         assert_eq!(
-            kinds("What is the oldest firmware version Harbourside accepts?"),
+            kinds("What is the lowest firmware version Harbourside accepts?"),
             (vec![Kind::Version], 0)
         );
         assert_eq!(
-            kinds("What is the smallest hull length Harbourside lifts?"),
+            kinds("What is the greatest hull length Harbourside lifts?"),
             (vec![Kind::Number], 0)
         );
         assert_eq!(
