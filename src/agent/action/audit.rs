@@ -590,10 +590,8 @@ impl Agent<'_> {
                 // may serve as).
                 let grants = audit::permits(&s.text);
                 // A permission that allows less than the rule still bounds what it allows
-                // (`audit::beyond_permission`): it clears no number beyond its own. A number out
-                // of a rule's range is cleared only by a permission of the act the rule bounds
-                // or of a measure like the rule's: "drafts need not be signed" allows nothing
-                // about how long a signed record is kept.
+                // (`audit::beyond_permission`): it clears no number beyond its own, and one about
+                // another act or measure clears none (`audit::allows_range`).
                 let permitted = |rule: &audit::Clause, out_of_range: bool| {
                     candidates
                         .iter()
@@ -601,13 +599,7 @@ impl Agent<'_> {
                         .filter(|(c, _)| {
                             c.clause.deontic == Deontic::Permission
                                 && !(out_of_range && audit::beyond_permission(s, rule, &c.sentence))
-                                && (!out_of_range
-                                    || rule.act.iter().any(|a| c.clause.terms.contains(a))
-                                    || c.clause.bounds.iter().any(|p| {
-                                        rule.bounds
-                                            .iter()
-                                            .any(|b| audit::comparable(&p.dimension, &b.dimension))
-                                    }))
+                                && (!out_of_range || audit::allows_range(rule, &c.clause))
                                 && audit::shared(&s.terms, &c.clause.terms) >= 2
                                 && audit::shared(&rule.terms, &c.clause.terms) >= 1
                                 && (!grants

@@ -2632,6 +2632,18 @@ pub fn beyond_permission(statement: &Statement, clause: &Clause, permission: &st
     })
 }
 
+/// Whether a permission can clear a number outside `rule`'s range: only a permission of the act
+/// the rule bounds, or of a measure like the rule's. "Drafts need not be signed" allows nothing
+/// about how long a signed record is kept.
+pub fn allows_range(rule: &Clause, permission: &Clause) -> bool {
+    rule.act.iter().any(|a| permission.terms.contains(a))
+        || permission.bounds.iter().any(|p| {
+            rule.bounds
+                .iter()
+                .any(|b| comparable(&p.dimension, &b.dimension))
+        })
+}
+
 /// Whether the words after a length of time make it a notice period ([`Dimension::Lead`]):
 /// "before" or "prior to" an event, "ahead" (of it), "in advance", "beforehand".
 fn names_lead(after: &str) -> bool {
@@ -4272,50 +4284,25 @@ mod tests {
             ),
             [true, false]
         );
-        // A rule about the statement's own act governs it from further off when none of the
-        // closest does.
-        assert_eq!(
-            governing(
-                &[0.82, 0.62, 0.62],
-                &[false; 3],
-                &[false; 3],
-                &[false, true, false],
-                &[false; 3]
-            ),
-            [true, true, false]
-        );
-        assert_eq!(
-            governing(
-                &[0.82, 0.62, 0.62],
-                &[false; 3],
-                &[false; 3],
-                &[true, true, false],
-                &[false; 3]
-            ),
-            [true, false, false]
-        );
-        // So does a rule that bounds what the statement measures, and only when none of the
-        // closest does; the rule too far off stays out.
-        assert_eq!(
-            governing(
-                &[0.82, 0.62, 0.50],
-                &[false; 3],
-                &[false; 3],
-                &[false; 3],
-                &[false, true, true]
-            ),
-            [true, true, false]
-        );
-        assert_eq!(
-            governing(
-                &[0.82, 0.62, 0.62],
-                &[false; 3],
-                &[false; 3],
-                &[false; 3],
-                &[true, true, false]
-            ),
-            [true, false, false]
-        );
+        // A rule about the statement's own act, or one that bounds what the statement
+        // measures, governs it from further off when none of the closest does; a rule too far
+        // off stays out.
+        let none = [false; 3];
+        let about_act = [false, true, false];
+        let closest_too = [true, true, false];
+        let bounding = [false, true, true];
+        for (sims, acting, measuring, expected) in [
+            ([0.82, 0.62, 0.62], about_act, none, [true, true, false]),
+            ([0.82, 0.62, 0.62], closest_too, none, [true, false, false]),
+            ([0.82, 0.62, 0.50], none, bounding, [true, true, false]),
+            ([0.82, 0.62, 0.62], none, closest_too, [true, false, false]),
+        ] {
+            assert_eq!(
+                governing(&sims, &none, &none, &acting, &measuring),
+                expected,
+                "{sims:?} {acting:?} {measuring:?}"
+            );
+        }
     }
 
     #[test]
@@ -4669,6 +4656,21 @@ mod tests {
             conflict("Life jackets are worn on the outer pontoons.", rule),
             None
         );
+    }
+
+    #[test]
+    fn only_a_permission_of_the_act_or_the_measure_clears_a_number_out_of_range() {
+        let kept = clause("Signed berth contracts must stay on file at least six years.");
+        let drafts = clause("Draft contracts need not be signed by the harbour master.");
+        let shorter = clause("Contracts of day visitors may stay on file two years.");
+        let moved = clause("Signed berth contracts may stay in the harbour office.");
+        let (Some(kept), Some(drafts), Some(shorter), Some(moved)) = (kept, drafts, shorter, moved)
+        else {
+            panic!("each is a rule");
+        };
+        assert!(!allows_range(&kept, &drafts));
+        assert!(allows_range(&kept, &shorter));
+        assert!(allows_range(&kept, &moved));
     }
 
     #[test]
