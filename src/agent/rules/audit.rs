@@ -255,12 +255,13 @@ static FIELD: Pattern = LazyLock::new(|| {
 });
 /// The word after a number that names what is counted ("14 characters", "3 attempts"), when
 /// it is no unit of time, money or per cent (see `measure`).
-const COUNTED: &str = r"[a-z]{3,}\b";
+const COUNTED: &str = r"[kmgt]i?b\b|[a-z]{3,}\b";
 /// A numeric bound: "at least 30 days", "no more than EUR 500", "within two weeks", "no later
 /// than 30 days after …", "at least a year" (an article and a unit of time: one of it).
 static BOUND: Pattern = LazyLock::new(|| {
     regex(&format!(
-        r"(?ix)\b((?:a\s+)?(?:minimum|maximum)\s+(?:[a-z-]+\s+){{0,4}}?of|at\s+least|no\s+less\s+than|not\s+less\s+than|a\s+minimum\s+of|minimum\s+of|within|no\s+later\s+than|not\s+later\s+than|no\s+more\s+than|not\s+more\s+than|at\s+most|a\s+maximum\s+of|maximum\s+of|not\s+(?:to\s+)?exceed(?:ing)?|up\s+to|limited\s+to|capped\s+at)\s+
+        r"(?ix)\b((?:a\s+)?(?:minimum|maximum)\s+(?:[a-z-]+\s+){{0,4}}?of|at\s+least|no\s+(?:less|fewer)\s+than|not\s+(?:less|fewer)\s+than|a\s+minimum\s+of|minimum\s+of|within|no\s+later\s+than|not\s+later\s+than|no\s+more\s+than|not\s+more\s+than|at\s+most|a\s+maximum\s+of|maximum\s+of|not\s+(?:to\s+)?exceed(?:ing)?|up\s+to|limited\s+to|capped\s+at|(?:less|smaller|fewer)\s+than)\s+
+        (?:(?:about|approximately|around|roughly)\s+)?
         ((?:{CURRENCIES})\s?)?
         (\d+(?:[.,]\d+)?|{numbers}|an?\s+(?:{TIME_UNITS})\b)
         \s*({PERCENT}|{TIME_UNITS}|{CURRENCY_WORDS}|{COUNTED})?",
@@ -2229,6 +2230,10 @@ fn measure(currency: Option<&str>, n: f64, unit: Option<&str>) -> Option<(f64, D
     if super::matches(&PERCENT_WORD, &unit) {
         return Some((n, Dimension::Percent));
     }
+    // A size of data, in bytes whatever its unit ("100 kB", "5 MB").
+    if let Some(bytes) = byte_factor(&unit) {
+        return Some((n * bytes, Dimension::Count("byte".into())));
+    }
     if !super::matches(&TIME_WORD, &unit) {
         // A count of what the word names; a function word ("at least one of") counts nothing.
         let mut thing = text::content_terms(&unit);
@@ -2255,6 +2260,25 @@ fn measure(currency: Option<&str>, n: f64, unit: Option<&str>) -> Option<(f64, D
         return None;
     };
     Some((n * days, Dimension::Time))
+}
+
+/// How many bytes one of a unit of data is (`lexicon::MEASURE_UNITS`' sizes of data, decimal
+/// prefixes), or `None` for any other unit.
+fn byte_factor(unit: &str) -> Option<f64> {
+    const BYTES: [(&str, f64); 5] = [
+        ("bytes", 1.0),
+        ("kilobytes", 1e3),
+        ("megabytes", 1e6),
+        ("gigabytes", 1e9),
+        ("terabytes", 1e12),
+    ];
+    BYTES.iter().find_map(|(name, factor)| {
+        lexicon::MEASURE_UNITS
+            .iter()
+            .find(|(n, _)| n == name)
+            .is_some_and(|(n, symbols)| *n == unit || symbols.contains(&unit))
+            .then_some(*factor)
+    })
 }
 
 /// The quantity a match of [`BOUND`], [`THRESHOLD`] or [`QUANTITY`] measures, from its
@@ -2408,7 +2432,8 @@ fn bounds(text_: &str) -> Vec<Bound> {
             Some(Bound {
                 text: text_[whole.start()..end].trim().to_owned(),
                 minimum: kind.contains("least")
-                    || kind.contains("less")
+                    || ((kind.contains("less") || kind.contains("fewer"))
+                        && (kind.starts_with("no") || kind.starts_with("not")))
                     || kind.contains("minimum")
                     || lead
                     || waits,
@@ -4671,6 +4696,27 @@ mod tests {
         assert!(!allows_range(&kept, &drafts));
         assert!(allows_range(&kept, &shorter));
         assert!(allows_range(&kept, &moved));
+    }
+
+    #[test]
+    fn a_size_of_data_is_compared_in_bytes_and_less_than_is_a_most() {
+        let rule = "Attachments to the harbour newsletter must be less than about 200 kB.";
+        assert_eq!(
+            conflict(
+                "Attachments to the harbour newsletter may be up to 2 MB.",
+                rule
+            ),
+            Some(AuditRule::OutOfRange)
+        );
+        assert_eq!(
+            conflict(
+                "Attachments to the harbour newsletter are kept under 150 kB.",
+                rule
+            ),
+            None
+        );
+        let least = "Each crew must have no fewer than three members.";
+        assert_eq!(clause(least).map(|c| c.bounds[0].minimum), Some(true));
     }
 
     #[test]
