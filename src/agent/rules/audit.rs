@@ -189,6 +189,8 @@ pub struct Part {
     pub terms: HashSet<String>,
     /// It affirms (`true`) or negates what it says.
     pub positive: bool,
+    /// It makes its subject optional ([`OPTIONAL`]): it denies every act a rule requires of it.
+    pub optional: bool,
     /// Its only negation is a quantifier ("nothing is stored on the quay", "no boat"): an assurance of
     /// absence, which can meet a prohibition but says nothing against an obligation.
     pub quantifier_only: bool,
@@ -2860,11 +2862,13 @@ pub fn statement(text_: &str) -> Statement {
                 )
             })
             .unwrap_or_else(|| terms(&padded));
+        let optional = super::matches(&OPTIONAL, &padded);
         parts.push(Part {
             universal: universal(&padded),
             text: p.trim().to_owned(),
             terms: terms(&padded),
-            positive: positive(&main_clause(&padded)) && !super::matches(&OPTIONAL, &padded),
+            positive: positive(&main_clause(&padded)) && !optional,
+            optional,
             quantifier_only: has_negation(&padded) && !verbal,
             quantified: quantified(&padded),
             negated,
@@ -3323,8 +3327,7 @@ pub fn check(statement: &Statement, clause: &Clause, similarity: f32) -> Option<
         short == long || short.chars().count() >= 5 && long.starts_with(short.as_str())
     };
     // A statement that makes its subject optional denies every act a rule requires of it.
-    let made_optional = clause.deontic == Deontic::Obligation
-        && super::matches(&OPTIONAL, &part.1.text.to_lowercase());
+    let made_optional = clause.deontic == Deontic::Obligation && part.1.optional;
     let names_act = clause.act.is_empty()
         || made_optional
         || clause

@@ -561,19 +561,11 @@ pub fn names_by_head(previous: Option<&str>, word: &str, heads: &HashSet<String>
 pub fn framed_ask(question: &str) -> &str {
     const FRAMING: [&str; 5] = ["in", "on", "about", "regarding", "as"];
     const INTERROGATIVES: [&str; 5] = ["how", "what", "which", "when", "who"];
-    // Each word with its offset.
-    let mut words: Vec<(usize, &str)> = Vec::new();
-    let mut start = None;
-    for (i, c) in question.char_indices().chain([(question.len(), ' ')]) {
-        match (c.is_whitespace(), start) {
-            (true, Some(s)) => {
-                words.push((s, &question[s..i]));
-                start = None;
-            }
-            (false, None) => start = Some(i),
-            _ => {}
-        }
-    }
+    // Each word with its offset (a word is a slice of the question).
+    let words: Vec<(usize, &str)> = question
+        .split_whitespace()
+        .map(|w| (w.as_ptr() as usize - question.as_ptr() as usize, w))
+        .collect();
     words
         .get(1..)
         .unwrap_or_default()
