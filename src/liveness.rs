@@ -131,6 +131,12 @@ impl IngestLock {
     }
 }
 
+/// How many times the last shared holder tries to remove the lock file (see `Drop`), and the
+/// pause between tries: a child between its fork and its exec holds the lock for a moment only;
+/// another live holder keeps it for good, and the file then stays for that holder.
+const SHARED_RELEASE_TRIES: usize = 5;
+const SHARED_RELEASE_PAUSE: std::time::Duration = std::time::Duration::from_millis(20);
+
 /// The name of this program, as a holder names itself.
 fn program_name() -> String {
     std::env::current_exe()
@@ -166,9 +172,17 @@ impl Drop for IngestLock {
         }
         drop(self.file.take());
         // The last shared holder out removes the file too: taking it exclusively succeeds only
-        // when nobody holds it, and that hold removes it when dropped.
+        // when nobody holds it, and that hold removes it when dropped. A child process this
+        // process is starting (another thread's extraction worker) holds a copy of every open
+        // file between its fork and its exec, this lock's too: the take is tried again a few
+        // times, briefly, before the file is left to `sweep`.
         if !self.remove {
-            let _ = Self::take_path(self.path.clone(), false);
+            for _ in 0..SHARED_RELEASE_TRIES {
+                match Self::take_path(self.path.clone(), false) {
+                    Ok(Some(_)) | Err(_) => break,
+                    Ok(None) => std::thread::sleep(SHARED_RELEASE_PAUSE),
+                }
+            }
         }
     }
 }
@@ -213,6 +227,27 @@ mod tests {
         drop(a);
         assert!(file.exists(), "removed while another holder had it");
         drop(b);
+        assert!(!file.exists(), "left behind by the last holder");
+        Ok(())
+    }
+
+    #[test]
+    fn a_shared_lock_held_a_moment_longer_by_a_starting_child_is_still_removed()
+    -> std::io::Result<()> {
+        // A child between fork and exec holds a copy of the last shared holder's open file: a
+        // second open file description of the lock, let go a moment after the holder's.
+        let tmp = tempfile::tempdir()?;
+        let dir = DataDir::at(tmp.path());
+        let last = IngestLock::try_acquire_shared(&dir, "writers")?;
+        let file = tmp.path().join("locks").join("writers.lock");
+        let copy = File::open(&file)?;
+        copy.lock_shared()?;
+        let child = std::thread::spawn(move || {
+            std::thread::sleep(std::time::Duration::from_millis(30));
+            drop(copy);
+        });
+        drop(last);
+        let _ = child.join();
         assert!(!file.exists(), "left behind by the last holder");
         Ok(())
     }
