@@ -234,7 +234,7 @@ mod tests {
     #[test]
     fn a_shared_lock_held_a_moment_longer_by_a_starting_child_is_still_removed()
     -> std::io::Result<()> {
-        // A child between fork and exec holds a copy of the last shared holder's open file: a
+        // A child between fork and exec still holds the last shared holder's open file: a
         // second open file description of the lock, let go a moment after the holder's.
         let tmp = tempfile::tempdir()?;
         let dir = DataDir::at(tmp.path());
